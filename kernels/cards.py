@@ -1,0 +1,108 @@
+"""Card encodings shared by the games that use a French deck.
+
+A French card is ``suit * 13 + rank``: suits 0..3 = Spades, Hearts, Diamonds, Clubs (the
+order forecasts-cubes gives for tie-breaks), ranks 0..12 = 2, 3, ..., 10, J, Q, K, A.
+A hand is a 64-bit mask with bit ``card`` set for each card held; ``SUIT_MASK[s]`` selects a suit.
+Games with other cards (pgc numbers, daily-weather map cards) define their own encoding.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+N_SUITS = 4
+N_RANKS = 13
+N_CARDS = 52
+SPADES, HEARTS, DIAMONDS, CLUBS = 0, 1, 2, 3
+RANK_10, RANK_J, RANK_Q, RANK_K, RANK_A = 8, 9, 10, 11, 12
+
+SUIT_CHARS = "SHDC"
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+SUIT_MASK = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.int64)
+ONE = np.int64(1)
+
+
+@jit
+def suit_of(card):
+    return card // N_RANKS
+
+
+@jit
+def rank_of(card):
+    return card % N_RANKS
+
+
+@jit
+def is_red(card):
+    s = card // N_RANKS
+    return s == HEARTS or s == DIAMONDS
+
+
+@jit
+def popcount(x):
+    """Number of set bits of a non-negative int64."""
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@jit
+def nth_bit(x, k):
+    """Index of the k-th (0-based, from the lowest) set bit of ``x``; -1 if there is none."""
+    while x:
+        low = x & -x
+        if k == 0:
+            b = 0
+            while low > 1:
+                low >>= 1
+                b += 1
+            return b
+        x ^= low
+        k -= 1
+    return -1
+
+
+@jit
+def lowest_bit(x):
+    """Index of the lowest set bit of ``x`` (``x`` > 0)."""
+    b = 0
+    while not (x >> b) & 1:
+        b += 1
+    return b
+
+
+@jit
+def highest_bit(x):
+    """Index of the highest set bit of ``x`` (``x`` > 0)."""
+    b = 63
+    while not (x >> b) & 1:
+        b -= 1
+    return b
+
+
+def card_name(card: int) -> str:
+    """``10H``, ``AS``: rank then suit letter."""
+    return RANK_NAMES[card % 13] + SUIT_CHARS[card // 13]
+
+
+def parse_card(name: str) -> int:
+    name = name.strip().upper()
+    rank, suit = name[:-1], name[-1]
+    if suit not in SUIT_CHARS or rank not in RANK_NAMES:
+        raise ValueError(f"not a card: {name!r} (expected rank 2-10/J/Q/K/A then suit S/H/D/C)")
+    return SUIT_CHARS.index(suit) * 13 + RANK_NAMES.index(rank)
+
+
+def mask_cards(mask: int) -> list[int]:
+    return [c for c in range(64) if (mask >> c) & 1]
+
+
+def mask_of(cards) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m

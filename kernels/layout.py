@@ -1,0 +1,89 @@
+"""The one per-game result record, shared by every game.
+
+``out`` is an int64 matrix, one row per game, ``out_width(S, C)`` columns, with S seat rows
+(players, plus the Rival in forecasts-bid's Rival Station) and C game counters:
+
+    [0, S)        score of each seat (final, in the game's own points)
+    [S, 2S)       finishing place of each seat, 1 = best; ties share the better place
+    2S            WINNERS: bit mask of winning seats (0 = no winner, i.e. a timeout)
+    2S+1          LENGTH: game length in the game's declared unit (tricks, turns, ...)
+    2S+2          FLAGS: bit 0 = timeout (hit the safety cap or a stalemate)
+    2S+3          DECISIONS: number of decisions taken by all seats (for decisions/s)
+    [2S+4, +C)    the game's counters, in the order of its COUNTERS declaration
+
+A trace event is an int64 row of ``EVENT_WIDTH`` fields: ``[code, seat, v0, v1, ...]``.
+"""
+from __future__ import annotations
+
+from ._jit import jit
+
+FLAG_TIMEOUT = 1
+N_FIXED = 4
+EVENT_WIDTH = 24
+SHARE_UNIT = 60  # a k-way shared victory adds SHARE_UNIT // k; 60 divides by every k <= 6
+
+
+@jit
+def col_place(S, s):
+    return S + s
+
+
+@jit
+def col_winners(S):
+    return 2 * S
+
+
+@jit
+def col_length(S):
+    return 2 * S + 1
+
+
+@jit
+def col_flags(S):
+    return 2 * S + 2
+
+
+@jit
+def col_decisions(S):
+    return 2 * S + 3
+
+
+@jit
+def col_counter(S, i):
+    return 2 * S + N_FIXED + i
+
+
+def out_width(n_seats: int, n_counters: int) -> int:
+    return 2 * n_seats + N_FIXED + n_counters
+
+
+@jit
+def record_event(ev, ev_n, code, seat, v0=0, v1=0, v2=0, v3=0, v4=0, v5=0, v6=0, v7=0):
+    """Append one event row if recording (``ev`` has rows); ``ev_n[0]`` counts rows written.
+
+    Rows past the buffer are counted but dropped, so the caller can detect overflow.
+    """
+    n = ev_n[0]
+    if n < ev.shape[0]:
+        ev[n, 0] = code
+        ev[n, 1] = seat
+        ev[n, 2] = v0
+        ev[n, 3] = v1
+        ev[n, 4] = v2
+        ev[n, 5] = v3
+        ev[n, 6] = v4
+        ev[n, 7] = v5
+        ev[n, 8] = v6
+        ev[n, 9] = v7
+    ev_n[0] = n + 1
+
+
+@jit
+def places_from_keys(keys, S, row, out):
+    """Write competition-style places (1 = best, ties share) for seats by descending ``keys``."""
+    for s in range(S):
+        better = 0
+        for t in range(S):
+            if keys[t] > keys[s]:
+                better += 1
+        out[row, S + s] = better + 1

@@ -1,0 +1,92 @@
+"""Declarations every game module makes: rules, policies, counters, trace events.
+
+Plain data, no Numba, no imports from ``simcli``: the CLI and reports read these to
+validate input, label tables and decode traces. A rule's value reaches the kernel as one
+entry of an int64 ``params`` array at ``Rule.index``; a rule with ``choices`` is stored as
+the index of the chosen word.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    index: int
+    default: int | str | bool
+    help: str
+    lo: int | None = None          # integer range, inclusive
+    hi: int | None = None
+    choices: tuple[str, ...] = ()  # word-valued rule: stored as the index of the word
+    ruling: str = ""               # where the default comes from (rulebook / RULINGS.md / "gap")
+
+    @property
+    def kind(self) -> str:
+        if self.choices:
+            return "choice"
+        if isinstance(self.default, bool):
+            return "bool"
+        return "int"
+
+    def domain(self) -> str:
+        if self.kind == "choice":
+            return " | ".join(self.choices)
+        if self.kind == "bool":
+            return "true | false"
+        return f"{self.lo}..{self.hi}"
+
+    def encode(self, value) -> int:
+        """Turn a config or CLI value into the kernel's int; ValueError names the valid choices."""
+        if self.kind == "choice":
+            v = str(value).strip().lower()
+            if v not in self.choices:
+                raise ValueError(f"rule {self.name}: {value!r} is not one of {self.domain()}")
+            return self.choices.index(v)
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return int(value)
+            v = str(value).strip().lower()
+            if v in ("true", "1", "yes", "on"):
+                return 1
+            if v in ("false", "0", "no", "off"):
+                return 0
+            raise ValueError(f"rule {self.name}: {value!r} is not one of true | false")
+        if isinstance(value, bool):
+            raise ValueError(f"rule {self.name}: {value!r} is not a whole number in {self.domain()}")
+        try:
+            v = int(str(value).strip())
+        except ValueError:
+            raise ValueError(f"rule {self.name}: {value!r} is not a whole number in {self.domain()}") from None
+        if (self.lo is not None and v < self.lo) or (self.hi is not None and v > self.hi):
+            raise ValueError(f"rule {self.name}: {v} is outside {self.domain()}")
+        return v
+
+    def decode(self, code: int):
+        if self.kind == "choice":
+            return self.choices[code]
+        if self.kind == "bool":
+            return bool(code)
+        return int(code)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One trace event: its code, name and the names of its integer fields (after seat)."""
+    code: int
+    name: str
+    fields: tuple[str, ...] = ()
+    cards: tuple[str, ...] = ()    # fields holding one card, written as a card name
+    masks: tuple[str, ...] = ()    # fields holding a hand mask, written as a list of card names
+
+
+@dataclass(frozen=True)
+class Counter:
+    name: str
+    help: str = ""
+
+
+@dataclass
+class Tables:
+    """Extra per-variant metrics a game derives from its counter sums (name -> value)."""
+    metrics: dict = field(default_factory=dict)
