@@ -1,0 +1,1 @@
+"""Plain, slow, readable statements of the rules, independent of the kernels."""
