@@ -42,46 +42,39 @@ def is_red(card):
 
 @jit
 def popcount(x):
-    """Number of set bits of a non-negative int64."""
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
-
-
-@jit
-def nth_bit(x, k):
-    """Index of the k-th (0-based, from the lowest) set bit of ``x``; -1 if there is none."""
-    while x:
-        low = x & -x
-        if k == 0:
-            b = 0
-            while low > 1:
-                low >>= 1
-                b += 1
-            return b
-        x ^= low
-        k -= 1
-    return -1
+    """Number of set bits of a non-negative int64 (SWAR, no loop)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
 @jit
 def lowest_bit(x):
     """Index of the lowest set bit of ``x`` (``x`` > 0)."""
-    b = 0
-    while not (x >> b) & 1:
-        b += 1
-    return b
+    return popcount((x & -x) - 1)
 
 
 @jit
 def highest_bit(x):
-    """Index of the highest set bit of ``x`` (``x`` > 0)."""
-    b = 63
-    while not (x >> b) & 1:
-        b -= 1
-    return b
+    """Index of the highest set bit of a non-negative ``x`` (``x`` > 0)."""
+    x |= x >> 1
+    x |= x >> 2
+    x |= x >> 4
+    x |= x >> 8
+    x |= x >> 16
+    x |= x >> 32
+    return popcount(x) - 1
+
+
+@jit
+def nth_bit(x, k):
+    """Index of the k-th (0-based, from the lowest) set bit of ``x``; -1 if there is none."""
+    for _ in range(k):
+        x &= x - 1
+    if x == 0:
+        return -1
+    return lowest_bit(x)
 
 
 def card_name(card: int) -> str:

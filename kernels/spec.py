@@ -78,6 +78,7 @@ class Event:
     fields: tuple[str, ...] = ()
     cards: tuple[str, ...] = ()    # fields holding one card, written as a card name
     masks: tuple[str, ...] = ()    # fields holding a hand mask, written as a list of card names
+    words: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (field, names): value i written as names[i]
 
 
 @dataclass(frozen=True)
