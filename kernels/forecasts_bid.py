@@ -1,0 +1,1035 @@
+"""forecasts-bid: bid your tricks, trade in the Market, Diamonds trump (rulebook forecasts-bid.txt).
+
+Each round: Investment, Deal, Bid, Market, Tricks, Scoring (phase functions below, in that
+order). 4 players: 5 rounds of 10 tricks; 3 players: 4 rounds of 13; 2 players: the Rival
+Station, 5 rounds of 10 with an automated third seat (the Rival) playing from its Rival Deck.
+A tie for the lead plays one sudden-death round; still tied, the victory is shared.
+
+Encodings (see kernels/cards.py): a card is ``suit * 13 + rank`` (Diamonds = suit 2 are
+trumps), a hand or pile is a 64-bit mask. The whole game state is one flat int64 vector ``st``
+(layout below, ``-1`` = none), so a search player can copy it and play it forward. Seats go
+clockwise; seat 0 is the first dealer (RULINGS conventions); in the Rival Station seats 0 and 1
+are the players and seat 2 is the Rival. The kernel recognises the Rival Station by the seat
+row of policy ``rival`` (``n_seats(2) == 3``).
+
+Randomness (kernels/rng.py): the deal of round r is a Fisher-Yates shuffle on the ``DEAL``
+stream r; the Rival Deck's shuffle on the ``AUX`` stream r; each seat's random decisions on its
+``SEAT`` stream, one ``below(n)`` per decision with n >= 2 options (a forced decision draws
+nothing). The draw protocol per decision is in docs/games/forecasts-bid.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from . import layout, rng
+from ._jit import jit, pjit
+from .cards import (
+    DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount,
+)
+from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
+from .spec import Counter, Event, Rule
+
+GAME_ID = "forecasts-bid"
+VERSION = 1
+PLAYER_COUNTS = (4, 3, 2)
+LOWER_IS_BETTER = False
+LENGTH_UNIT = "tricks"
+
+# ---- rules (index = slot in params) ---------------------------------------------------------
+R_MARKET, R_ROUND_CAP = 0, 1
+MARKET_RULED, MARKET_OFF = 0, 1
+RULES = (
+    Rule("market", R_MARKET, "ruled",
+         "the Market phase: 'ruled' = Pass / Draw k / Buy k as ruled; 'off' = no Market phase",
+         choices=("ruled", "off"),
+         ruling="RULINGS forecasts-bid, The Market (switch): the rulebook names no actions"),
+    Rule("round_cap", R_ROUND_CAP, 6,
+         "safety cap on rounds played, sudden death included; reaching it ends the game as a "
+         "timeout (the game itself never needs more than 6)", lo=1, hi=20,
+         ruling="RULINGS conventions: every game carries a hard safety cap on length"),
+)
+
+P_RANDOM, P_HEURISTIC, P_RIVAL = 0, 1, 2
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL}
+HUMAN_POLICIES = ("random", "heuristic")
+
+# ---- the game's numbers (rulebook sections 3-6) ---------------------------------------------
+MAX_SEATS = 4
+HAND_SIZE = (0, 0, 10, 13, 10)          # by human player count (2 = the Rival Station)
+ROUNDS = (0, 0, 5, 4, 5)
+DRAW_DECK_SIZE = (0, 0, 12, 13, 12)
+MAX_DRAW_DECK = 13
+SPEND_MAX = 3
+REP_CAP = 60
+RIVAL_BID = 4
+RIVAL_START_REP = 20
+RIVAL_DECK_SIZE = 22
+EXTENDED_A, EXTENDED_B = 5, 7
+CLEAR_SKIES = 0
+CLEAR_SKIES_HIT = 5
+STANDARD_MISS_PER_TRICK = 2
+EXTENDED_MISS_PER_TRICK = 4
+CLEAR_MISS_PER_TRICK = 2
+EXTENDED_HIT_FACTOR = 2
+INVEST_COST = 1
+MAX_BID = 13
+FULL_DECK = (np.int64(1) << np.int64(N_CARDS)) - np.int64(1)
+ONE = np.int64(1)
+
+# bid classes
+CLASS_STANDARD, CLASS_EXTENDED, CLASS_CLEAR = 0, 1, 2
+# Market actions (in the order they are offered)
+A_PASS, A_DRAW, A_BUY = 0, 1, 2
+
+# ---- state vector layout (one int64 array; -1 = none) ----------------------------------------
+S_PLAYERS = 0        # human players: 2 (Rival Station), 3 or 4
+S_SEATS = 1          # seat rows: players, +1 for the Rival
+S_RIVAL = 2          # the Rival's seat, -1 without
+S_HAND_SIZE = 3      # cards per hand = tricks per round
+S_ROUNDS = 4         # regular rounds
+S_MARKET_ON = 5      # 1 when the Market phase is played
+S_ROUND = 6          # current round, 0-based; the sudden-death round is number S_ROUNDS
+S_DEALER = 7
+S_LEADER = 8         # seat leading the current trick
+S_TRICK = 9          # current trick, 0-based
+S_LED_SUIT = 10      # -1 until the trick is led
+S_BEST_SEAT = 11     # seat holding the current trick, -1 before the lead
+S_DECK_TOP = 12      # index in S_DRAW_DECK of the Draw Deck's top card
+S_DECK_END = 13      # one past its bottom card
+S_MARKET = 14        # mask: face-up Market pool
+S_SCRAP = 15         # mask: Rival's scrap pile
+S_SET_ASIDE = 16     # mask: cards unused this round (Rival Station: 10)
+S_WON_PILE = 17      # mask: cards of completed tricks
+S_RIVAL_TOP = 18     # index in S_RIVAL_DECK of the Rival Deck's top card
+S_RIVAL_END = 19     # one past its bottom card
+S_SUDDEN = 20        # 1 while the sudden-death round is played
+S_CONTENDERS = 21    # mask of seats that can still win (all, then the tied leaders)
+S_DECISIONS = 22     # decisions taken so far
+S_TRICKS_PLAYED = 23  # tricks played so far (LENGTH)
+S_HAND = 24          # + seat: hand mask
+S_REP = S_HAND + MAX_SEATS         # + seat: Reputation
+S_SPEND = S_REP + MAX_SEATS        # + seat: Market Spend
+S_BID = S_SPEND + MAX_SEATS        # + seat: bid this round, -1 before the Bid phase
+S_WON = S_BID + MAX_SEATS          # + seat: tricks won this round
+S_PLAYED = S_WON + MAX_SEATS       # + seat: card played to the current trick, -1
+S_DRAW_DECK = S_PLAYED + MAX_SEATS  # 13 slots: the Draw Deck, top first
+S_RIVAL_DECK = S_DRAW_DECK + MAX_DRAW_DECK  # 22 slots: the Rival Deck, top first
+ST_SIZE = S_RIVAL_DECK + RIVAL_DECK_SIZE
+
+# stream slots: 0..S-1 the seats' decisions, then the round's DEAL and AUX streams
+SLOT_DEAL_OFFSET, SLOT_AUX_OFFSET = 0, 1
+
+# ---- counters (index = column offset in the result row) -------------------------------------
+C_BID = 0                                 # 14 counters: bids of value 0..13 (players only)
+C_STD_HIT, C_STD_MISS, C_STD_DELTA = 14, 15, 16
+C_EXT_HIT, C_EXT_MISS, C_EXT_DELTA = 17, 18, 19
+C_CLR_HIT, C_CLR_MISS, C_CLR_DELTA = 20, 21, 22
+C_PASS, C_DRAW, C_BUY, C_DRAWN, C_BOUGHT = 23, 24, 25, 26, 27
+C_INVEST, C_INVEST_CHANCES = 28, 29
+C_SUDDEN, C_RIVAL_HIT, C_RIVAL_ROUNDS = 30, 31, 32
+C_SHARED = 33
+COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX_BID + 1)) + (
+    Counter("standard_hits", "Standard bids (1-13 but 5, 7) made exactly"),
+    Counter("standard_misses"),
+    Counter("standard_delta", "sum of Reputation scored by Standard bids (before the cap)"),
+    Counter("extended_hits", "Extended bids (5, 7) made exactly"),
+    Counter("extended_misses"),
+    Counter("extended_delta", "sum of Reputation scored by Extended bids (before the cap)"),
+    Counter("clear_hits", "Clear Skies bids (0) made"),
+    Counter("clear_misses"),
+    Counter("clear_delta", "sum of Reputation scored by Clear Skies bids (before the cap)"),
+    Counter("market_pass", "players' Market actions: Pass"),
+    Counter("market_draw", "players' Market actions: Draw k"),
+    Counter("market_buy", "players' Market actions: Buy k"),
+    Counter("cards_drawn", "cards taken from the Draw Deck (= discards of Draw actions)"),
+    Counter("cards_bought", "cards taken from the Market (= discards of Buy actions)"),
+    Counter("investments", "Reputation paid to reset Market Spend to 3"),
+    Counter("investment_chances", "player-rounds in which Investment was allowed"),
+    Counter("sudden_death", "games that needed a sudden-death round"),
+    Counter("rival_hits", "rounds in which the Rival won exactly 4 tricks"),
+    Counter("rival_rounds", "rounds the Rival played"),
+    Counter("shared_victories", "games ending in a shared victory"),
+)
+N_COUNTERS = len(COUNTERS)
+
+# ---- trace events -------------------------------------------------------------------------
+(E_ROUND, E_INVEST, E_DEAL, E_DRAW_DECK, E_SET_ASIDE, E_BID, E_MARKET, E_RIVAL_DECK,
+ E_RIVAL_ORDER, E_RIVAL_FLIP, E_PLAY, E_TRICK, E_SCORE, E_SUDDEN, E_RESULT) = range(1, 16)
+RIVAL_ORDER_PER_EVENT = 6  # round + position + 6 cards = the 8 values of an event
+_ACTIONS = ("pass", "draw", "buy")
+EVENTS = (
+    Event(E_ROUND, "round", ("round", "sudden_death")),
+    Event(E_INVEST, "investment", ("round", "invest", "reputation", "spend")),
+    Event(E_DEAL, "deal", ("round", "hand"), masks=("hand",)),
+    Event(E_DRAW_DECK, "draw_deck", ("round", "cards", "size"), masks=("cards",)),
+    Event(E_SET_ASIDE, "set_aside", ("round", "cards"), masks=("cards",)),
+    Event(E_BID, "bid", ("round", "bid")),
+    Event(E_MARKET, "market", ("round", "action", "asked", "taken", "discarded", "spend", "market"),
+          masks=("taken", "discarded", "market"), words=(("action", _ACTIONS),)),
+    Event(E_RIVAL_DECK, "rival_deck", ("round", "cards", "size"), masks=("cards",)),
+    Event(E_RIVAL_ORDER, "rival_deck_order",
+          ("round", "position") + tuple(f"card{i}" for i in range(RIVAL_ORDER_PER_EVENT)),
+          cards=tuple(f"card{i}" for i in range(RIVAL_ORDER_PER_EVENT))),
+    Event(E_RIVAL_FLIP, "rival_flip", ("round", "trick", "first", "second", "played", "scrapped"),
+          cards=("first", "second", "played", "scrapped")),
+    Event(E_PLAY, "play", ("round", "trick", "card"), cards=("card",)),
+    Event(E_TRICK, "trick", ("round", "trick", "card", "tricks_won"), cards=("card",)),
+    Event(E_SCORE, "round_score", ("round", "bid", "tricks", "points", "reputation", "spend")),
+    Event(E_SUDDEN, "sudden_death", ("contenders",)),
+    Event(E_RESULT, "final", ("score", "place", "winner", "sudden_death", "timeout")),
+)
+
+
+def format_card(c: int) -> str:
+    return "-" if c < 0 else card_name(c)
+
+
+def n_seats(players: int, params) -> int:
+    return 3 if players == 2 else players
+
+
+def extra_seats(players: int, params) -> tuple:
+    return ("rival",) if players == 2 else ()
+
+
+def _worst_round() -> int:
+    # the largest loss in one round: an Extended 7 missed by 7, plus one Investment
+    return EXTENDED_MISS_PER_TRICK * EXTENDED_B + INVEST_COST
+
+
+def score_range(players: int, params) -> tuple[int, int]:
+    rounds = min(ROUNDS[players] + 1, int(params[R_ROUND_CAP]))
+    return -rounds * _worst_round(), REP_CAP
+
+
+def length_range(players: int, params) -> tuple[int, int]:
+    cap = int(params[R_ROUND_CAP])
+    t = HAND_SIZE[players]
+    return min(ROUNDS[players], cap) * t, min(ROUNDS[players] + 1, cap) * t
+
+
+def check(players: int, params) -> None:
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"forecasts-bid plays 2 (Rival Station), 3 or 4 players, not {players}")
+
+
+# ---- small rules helpers ---------------------------------------------------------------------
+@jit
+def bid_class(bid):
+    """Clear Skies (0), Extended (5 or 7) or Standard (any other positive bid)."""
+    if bid == CLEAR_SKIES:
+        return CLASS_CLEAR
+    if bid == EXTENDED_A or bid == EXTENDED_B:
+        return CLASS_EXTENDED
+    return CLASS_STANDARD
+
+
+@jit
+def round_points(bid, won):
+    """Reputation scored by a bid (Phase 6 and RULINGS 'Scoring')."""
+    off = abs(won - bid)
+    k = bid_class(bid)
+    if k == CLASS_CLEAR:
+        return CLEAR_SKIES_HIT if won == 0 else -CLEAR_MISS_PER_TRICK * won
+    if k == CLASS_EXTENDED:
+        return EXTENDED_HIT_FACTOR * bid if off == 0 else -EXTENDED_MISS_PER_TRICK * off
+    return bid if off == 0 else -STANDARD_MISS_PER_TRICK * off
+
+
+@jit
+def add_reputation(rep, delta):
+    """Reputation moves by delta, capped at 60 (the tracking cap); there is no floor."""
+    r = rep + delta
+    return REP_CAP if r > REP_CAP else r
+
+
+@jit
+def legal_plays(hand, led_suit):
+    """Follow the led suit if able; void (or leading, led_suit = -1): any card, Diamonds too."""
+    if led_suit >= 0:
+        follow = hand & SUIT_MASK[led_suit]
+        if follow:
+            return follow
+    return hand
+
+
+@jit
+def beats(c, best, led_suit):
+    """Does card c beat the card currently holding the trick? Highest Diamond, else highest led."""
+    cs = c // N_RANKS
+    bs = best // N_RANKS
+    if cs == DIAMONDS:
+        return bs != DIAMONDS or c > best
+    if bs == DIAMONDS:
+        return False
+    return cs == led_suit and c > best
+
+
+@jit
+def next_seat(st, s):
+    return (s + 1) % st[S_SEATS]
+
+
+@jit
+def is_rival(st, s):
+    return s == st[S_RIVAL]
+
+
+# ---- setup -----------------------------------------------------------------------------------
+@jit
+def init_game(st, players, market_on):
+    """Setup: Market Spend on 3, Reputation 0 (the Rival: 20), seat 0 the first dealer."""
+    st[:] = -1
+    st[S_PLAYERS] = players
+    st[S_RIVAL] = 2 if players == 2 else -1
+    st[S_SEATS] = 3 if players == 2 else players
+    st[S_HAND_SIZE] = HAND_SIZE[players]
+    st[S_ROUNDS] = ROUNDS[players]
+    st[S_MARKET_ON] = market_on
+    st[S_ROUND] = 0
+    st[S_DEALER] = 0
+    st[S_SUDDEN] = 0
+    st[S_CONTENDERS] = (1 << st[S_SEATS]) - 1
+    st[S_DECISIONS] = 0
+    st[S_TRICKS_PLAYED] = 0
+    for s in range(MAX_SEATS):
+        st[S_HAND + s] = 0
+        st[S_REP + s] = 0
+        st[S_SPEND + s] = SPEND_MAX
+        st[S_WON + s] = 0
+    if players == 2:
+        st[S_REP + 2] = RIVAL_START_REP
+    st[S_MARKET] = 0
+    st[S_SCRAP] = 0
+    st[S_SET_ASIDE] = 0
+    st[S_WON_PILE] = 0
+
+
+# ---- Phase 1: Investment --------------------------------------------------------------------
+@jit
+def can_invest(st, s):
+    """At least 1 Reputation and Market Spend below 3 (the Rival never invests)."""
+    return (not is_rival(st, s)) and st[S_REP + s] >= INVEST_COST and st[S_SPEND + s] < SPEND_MAX
+
+
+@jit
+def apply_invest(st, s):
+    st[S_REP + s] -= INVEST_COST
+    st[S_SPEND + s] = SPEND_MAX
+
+
+# ---- Phase 2: The Deal ----------------------------------------------------------------------
+@jit
+def deal(st, deck, keys, ctrs, slot):
+    """Shuffle the 52 cards; deal one at a time clockwise from the dealer's left; the next cards
+    form the Draw Deck (top first); any rest is set aside (the Rival Station's 10)."""
+    for i in range(N_CARDS):
+        deck[i] = i
+    rng.shuffle(deck, N_CARDS, keys, ctrs, slot)
+    S = st[S_SEATS]
+    h = st[S_HAND_SIZE]
+    for s in range(S):
+        st[S_HAND + s] = 0
+        st[S_WON + s] = 0
+        st[S_BID + s] = -1
+        st[S_PLAYED + s] = -1
+    first = next_seat(st, st[S_DEALER])
+    for i in range(S * h):
+        s = (first + i) % S
+        st[S_HAND + s] |= ONE << deck[i]
+        if is_rival(st, s):
+            st[S_RIVAL_DECK + i // S] = deck[i]   # the Rival's hand, in the order dealt
+    n_draw = DRAW_DECK_SIZE[st[S_PLAYERS]]
+    for j in range(n_draw):
+        st[S_DRAW_DECK + j] = deck[S * h + j]
+    st[S_DECK_TOP] = 0
+    st[S_DECK_END] = n_draw
+    aside = np.int64(0)
+    for i in range(S * h + n_draw, N_CARDS):
+        aside |= ONE << deck[i]
+    st[S_SET_ASIDE] = aside
+    st[S_MARKET] = 0
+    st[S_SCRAP] = 0
+    st[S_WON_PILE] = 0
+    st[S_RIVAL_TOP] = 0
+    st[S_RIVAL_END] = 0
+
+
+@jit
+def draw_deck_mask(st):
+    m = np.int64(0)
+    for j in range(st[S_DECK_TOP], st[S_DECK_END]):
+        m |= ONE << st[S_DRAW_DECK + j]
+    return m
+
+
+# ---- Phase 3: The Bid -----------------------------------------------------------------------
+@jit
+def max_bid(st):
+    """Bids run 0 .. tricks in the round (10 or 13)."""
+    return st[S_HAND_SIZE]
+
+
+@jit
+def apply_bid(st, s, b):
+    st[S_BID + s] = b
+
+
+# ---- Phase 4: The Market --------------------------------------------------------------------
+@jit
+def draw_deck_size(st):
+    return st[S_DECK_END] - st[S_DECK_TOP]
+
+
+@jit
+def market_actions(st, s):
+    """Bit mask of the offered actions: Pass always; Draw / Buy when at least one card could be
+    taken (Market Spend >= 1 and the Draw Deck / the Market not empty)."""
+    m = ONE << A_PASS
+    if is_rival(st, s):
+        return m
+    if st[S_SPEND + s] >= 1:
+        if draw_deck_size(st) > 0:
+            m |= ONE << A_DRAW
+        if st[S_MARKET] != 0:
+            m |= ONE << A_BUY
+    return m
+
+
+@jit
+def cards_available(st, action):
+    if action == A_DRAW:
+        return draw_deck_size(st)
+    return popcount(st[S_MARKET])
+
+
+@jit
+def cards_taken(st, action, k):
+    """Resource limits: take k, or what is there when fewer cards are available."""
+    n = cards_available(st, action)
+    return k if k < n else n
+
+
+@jit
+def draw_top(st, s):
+    """Draw k: take the Draw Deck's top card into hand, paying 1 Market Spend; returns it."""
+    c = st[S_DRAW_DECK + st[S_DECK_TOP]]
+    st[S_DRAW_DECK + st[S_DECK_TOP]] = -1
+    st[S_DECK_TOP] += 1
+    st[S_HAND + s] |= ONE << c
+    st[S_SPEND + s] -= 1
+    return c
+
+
+@jit
+def buy_card(st, s, c):
+    """Buy k: take one face-up card c from the Market, paying 1 Market Spend."""
+    st[S_MARKET] &= ~(ONE << c)
+    st[S_HAND + s] |= ONE << c
+    st[S_SPEND + s] -= 1
+
+
+@jit
+def discard_to_market(st, s, c):
+    """After taking, discard the same number of cards from hand face up into the Market."""
+    st[S_HAND + s] &= ~(ONE << c)
+    st[S_MARKET] |= ONE << c
+
+
+# ---- the Rival Deck (Rival Station) ---------------------------------------------------------
+@jit
+def build_rival_deck(st, keys, ctrs, slot):
+    """Post-Market consolidation: the Draw Deck (top first) then the Market (card order) are
+    shuffled on the round's AUX stream and stacked under the Rival's 10 dealt cards."""
+    r = st[S_RIVAL]
+    base = S_RIVAL_DECK + st[S_HAND_SIZE]
+    n = 0
+    for j in range(st[S_DECK_TOP], st[S_DECK_END]):
+        st[base + n] = st[S_DRAW_DECK + j]
+        st[S_DRAW_DECK + j] = -1
+        n += 1
+    m = st[S_MARKET]
+    while m:
+        st[base + n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    rng.shuffle(st[base:base + n], n, keys, ctrs, slot)
+    st[S_DECK_TOP] = 0
+    st[S_DECK_END] = 0
+    st[S_MARKET] = 0
+    st[S_HAND + r] = 0        # the Rival's hand is now the top of its deck
+    st[S_RIVAL_TOP] = 0
+    st[S_RIVAL_END] = st[S_HAND_SIZE] + n
+
+
+@jit
+def rival_deck_at(st, i):
+    """Card at position i of the Rival Deck (0 = top), -1 past its end."""
+    return st[S_RIVAL_DECK + i] if i < st[S_RIVAL_END] else -1
+
+
+@jit
+def rival_flip(st):
+    c = st[S_RIVAL_DECK + st[S_RIVAL_TOP]]
+    st[S_RIVAL_DECK + st[S_RIVAL_TOP]] = -1
+    st[S_RIVAL_TOP] += 1
+    return c
+
+
+@jit
+def rival_choose(first, second, led_suit):
+    """The Rival follows with one of two flipped cards: (1) the higher card of the led suit;
+    (2) else the higher Diamond; (3) else the higher card; equal ranks: the first flipped."""
+    f_led = first // N_RANKS == led_suit
+    s_led = second // N_RANKS == led_suit
+    if f_led or s_led:
+        if f_led and s_led:
+            return first if first > second else second
+        return first if f_led else second
+    f_tr = first // N_RANKS == DIAMONDS
+    s_tr = second // N_RANKS == DIAMONDS
+    if f_tr or s_tr:
+        if f_tr and s_tr:
+            return first if first > second else second
+        return first if f_tr else second
+    return first if first % N_RANKS >= second % N_RANKS else second
+
+
+# ---- Phase 5: Tricks ------------------------------------------------------------------------
+@jit
+def play_card(st, s, c):
+    """Put card c (from seat s) into the trick; the first card sets the led suit."""
+    st[S_HAND + s] &= ~(ONE << c)
+    st[S_PLAYED + s] = c
+    if st[S_LED_SUIT] < 0:
+        st[S_LED_SUIT] = c // N_RANKS
+        st[S_BEST_SEAT] = s
+    elif beats(c, st[S_PLAYED + st[S_BEST_SEAT]], st[S_LED_SUIT]):
+        st[S_BEST_SEAT] = s
+
+
+@jit
+def start_trick(st, leader):
+    st[S_LEADER] = leader
+    st[S_LED_SUIT] = -1
+    st[S_BEST_SEAT] = -1
+    for s in range(st[S_SEATS]):
+        st[S_PLAYED + s] = -1
+
+
+@jit
+def finish_trick(st):
+    """The winner collects the trick and leads the next; returns the winner."""
+    w = st[S_BEST_SEAT]
+    st[S_WON + w] += 1
+    for s in range(st[S_SEATS]):
+        st[S_WON_PILE] |= ONE << st[S_PLAYED + s]
+    st[S_TRICK] += 1
+    st[S_TRICKS_PLAYED] += 1
+    return w
+
+
+# ---- the end of the game --------------------------------------------------------------------
+@jit
+def leaders(st, among):
+    """Mask of the seats in ``among`` with the highest Reputation."""
+    best = np.int64(-(1 << 40))
+    for s in range(st[S_SEATS]):
+        if (among >> s) & 1 and st[S_REP + s] > best:
+            best = st[S_REP + s]
+    m = 0
+    for s in range(st[S_SEATS]):
+        if (among >> s) & 1 and st[S_REP + s] == best:
+            m |= 1 << s
+    return m
+
+
+@jit
+def rival_beaten(st, humans):
+    """Rival Station: does some seat of ``humans`` finish strictly above the Rival?"""
+    r = st[S_RIVAL]
+    for s in range(st[S_SEATS]):
+        if (humans >> s) & 1 and st[S_REP + s] > st[S_REP + r]:
+            return True
+    return False
+
+
+@jit
+def outcome(st):
+    """(winners mask, sudden death needed) once the regular rounds or the sudden death are over.
+
+    The highest Reputation among the contenders wins; a tie for the lead after the regular
+    rounds plays one sudden-death round among all, where only the tied can win; still tied:
+    shared. Rival Station: unless a player finishes strictly above the Rival, the Rival wins.
+    """
+    contenders = st[S_CONTENDERS]
+    r = st[S_RIVAL]
+    if r >= 0:
+        contenders &= ~(1 << r)
+        if not rival_beaten(st, contenders):
+            return np.int64(1 << r), False
+    top = leaders(st, contenders)
+    if popcount(top) > 1 and st[S_SUDDEN] == 0:
+        return np.int64(top), True
+    return np.int64(top), False
+
+
+# ---- policies -----------------------------------------------------------------------------
+@jit
+def pick(st, keys, ctrs, s, n):
+    """One random decision of seat s among n options: one below(n) if n >= 2, else 0."""
+    st[S_DECISIONS] += 1
+    if n <= 1:
+        return 0
+    return rng.below(keys, ctrs, s, n)
+
+
+@jit
+def strength(c):
+    """Heuristic card order: any Diamond above any other card, then by rank; suit breaks ties."""
+    r = c % N_RANKS
+    su = c // N_RANKS
+    return ((r + N_RANKS) if su == DIAMONDS else r) * 4 + su
+
+
+@jit
+def weakest(mask):
+    best = -1
+    m = mask
+    while m:
+        c = lowest_bit(m)
+        m &= m - 1
+        if best < 0 or strength(c) < strength(best):
+            best = c
+    return best
+
+
+@jit
+def strongest(mask):
+    best = -1
+    m = mask
+    while m:
+        c = lowest_bit(m)
+        m &= m - 1
+        if best < 0 or strength(c) > strength(best):
+            best = c
+    return best
+
+
+HIGH_TRUMP_MASK = np.int64(0)
+for _r in (RANK_Q, RANK_K, RANK_A):
+    HIGH_TRUMP_MASK |= np.int64(1) << np.int64(DIAMONDS * N_RANKS + _r)
+ACE_MASK = np.int64(0)
+KING_MASK = np.int64(0)
+for _s in range(4):
+    if _s != DIAMONDS:
+        ACE_MASK |= np.int64(1) << np.int64(_s * N_RANKS + RANK_A)
+        KING_MASK |= np.int64(1) << np.int64(_s * N_RANKS + RANK_K)
+
+
+@jit
+def estimate(hand):
+    """(estimated tricks, sure tricks): Q K A of Diamonds and side Aces are sure; low Diamonds
+    count one per two; side Kings with another card of their suit one per two."""
+    sure = popcount(hand & HIGH_TRUMP_MASK) + popcount(hand & ACE_MASK)
+    low_trumps = popcount(hand & SUIT_MASK[DIAMONDS] & ~HIGH_TRUMP_MASK)
+    kings = 0
+    for su in range(4):
+        if su != DIAMONDS:
+            k = hand & KING_MASK & SUIT_MASK[su]
+            if k and popcount(hand & SUIT_MASK[su]) >= 2:
+                kings += 1
+    return sure + low_trumps // 2 + kings // 2, sure
+
+
+@jit
+def heuristic_bid(hand, top):
+    """Bid the estimate; an Extended bid (5, 7) only when all of it is sure tricks, else one less."""
+    est, sure = estimate(hand)
+    b = est if est < top else top
+    if bid_class(b) == CLASS_EXTENDED and sure < b:
+        b -= 1
+    return b
+
+
+@jit
+def heuristic_invest(st, s):
+    """Invest when Market Spend is 1 or 0 and Reputation stays positive after paying."""
+    return st[S_SPEND + s] <= 1 and st[S_REP + s] > INVEST_COST
+
+
+@jit
+def heuristic_card(st, s, legal):
+    """Win tricks until the bid is reached, then duck: lowest winning card when wanting,
+    highest losing card when ducking; leads its strongest card when wanting, weakest when not."""
+    want = st[S_WON + s] < st[S_BID + s]
+    if st[S_LED_SUIT] < 0:
+        return strongest(legal) if want else weakest(legal)
+    best = st[S_PLAYED + st[S_BEST_SEAT]]
+    led = st[S_LED_SUIT]
+    winners = np.int64(0)
+    m = legal
+    while m:
+        c = lowest_bit(m)
+        m &= m - 1
+        if beats(c, best, led):
+            winners |= ONE << c
+    if want:
+        if winners:
+            return weakest(winners)
+        return weakest(legal)
+    losers = legal & ~winners
+    if losers:
+        return strongest(losers)
+    return weakest(legal)
+
+
+# ---- one seat's turn in each phase -----------------------------------------------------------
+@jit
+def invest_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
+    rec = ev.shape[0] > 0
+    for j in range(S):
+        s = (st[S_DEALER] + 1 + j) % S
+        if not can_invest(st, s):
+            continue
+        res[col_counter(S, C_INVEST_CHANCES)] += 1
+        if seats[s, 0] == P_HEURISTIC:
+            st[S_DECISIONS] += 1
+            yes = 1 if heuristic_invest(st, s) else 0
+        else:
+            yes = pick(st, keys, ctrs, s, 2)
+        if yes:
+            apply_invest(st, s)
+            res[col_counter(S, C_INVEST)] += 1
+        if rec:
+            record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
+
+
+@jit
+def bid_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
+    rec = ev.shape[0] > 0
+    for j in range(S):
+        s = (st[S_DEALER] + 1 + j) % S
+        if is_rival(st, s):
+            b = RIVAL_BID
+        else:
+            if seats[s, 0] == P_HEURISTIC:
+                st[S_DECISIONS] += 1
+                b = heuristic_bid(st[S_HAND + s], max_bid(st))
+            else:
+                b = pick(st, keys, ctrs, s, max_bid(st) + 1)
+            res[col_counter(S, C_BID + b)] += 1
+        apply_bid(st, s, b)
+        if rec:
+            record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
+
+
+@jit
+def market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n):
+    """One seat's Market action: Pass, Draw k or Buy k (then discard as many as taken)."""
+    offered = market_actions(st, s)
+    heur = seats[s, 0] == P_HEURISTIC
+    action = A_PASS
+    k = 0
+    want_take = -1          # heuristic: the Market card it buys (-1: the Draw Deck's top)
+    shed_strong = False     # heuristic: discard its strongest (True) or weakest card
+    if heur:
+        st[S_DECISIONS] += 1
+        if popcount(offered) > 1:
+            est, _ = estimate(st[S_HAND + s])
+            bid = st[S_BID + s]
+            if est != bid:
+                shed_strong = est > bid
+                hand = st[S_HAND + s]
+                mk = st[S_MARKET]
+                if (offered >> A_BUY) & 1:
+                    if shed_strong:
+                        c = weakest(mk)
+                        if strength(c) < strength(strongest(hand)):
+                            want_take = c
+                    else:
+                        c = strongest(mk)
+                        if strength(c) > strength(weakest(hand)):
+                            want_take = c
+                if want_take >= 0:
+                    action = A_BUY
+                elif (offered >> A_DRAW) & 1:
+                    action = A_DRAW
+            if action != A_PASS:
+                k = 1
+                st[S_DECISIONS] += 1
+    else:
+        n = popcount(offered)
+        action = nth_bit(offered, pick(st, keys, ctrs, s, n))
+        if action != A_PASS:
+            k = 1 + pick(st, keys, ctrs, s, st[S_SPEND + s])
+    taken_mask = np.int64(0)
+    discarded = np.int64(0)
+    taken = 0
+    if action == A_PASS:
+        res[col_counter(S, C_PASS)] += 1
+    else:
+        taken = cards_taken(st, action, k)
+        for i in range(taken):
+            if action == A_DRAW:
+                c = draw_top(st, s)
+            else:
+                mk = st[S_MARKET]
+                if heur:
+                    c = want_take
+                else:
+                    c = nth_bit(mk, pick(st, keys, ctrs, s, popcount(mk)))
+                buy_card(st, s, c)
+            taken_mask |= ONE << c
+        for i in range(taken):
+            hand = st[S_HAND + s]
+            if heur:
+                st[S_DECISIONS] += 1
+                c = strongest(hand) if shed_strong else weakest(hand)
+            else:
+                c = nth_bit(hand, pick(st, keys, ctrs, s, popcount(hand)))
+            discard_to_market(st, s, c)
+            discarded |= ONE << c
+        if action == A_DRAW:
+            res[col_counter(S, C_DRAW)] += 1
+            res[col_counter(S, C_DRAWN)] += taken
+        else:
+            res[col_counter(S, C_BUY)] += 1
+            res[col_counter(S, C_BOUGHT)] += taken
+    if ev.shape[0] > 0:
+        record_event(ev, ev_n, E_MARKET, s, st[S_ROUND], action, k, taken_mask, discarded,
+                     st[S_SPEND + s], st[S_MARKET])
+
+
+@jit
+def market_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
+    for j in range(S):
+        s = (st[S_DEALER] + 1 + j) % S
+        if is_rival(st, s):
+            continue        # the Rival always Passes: no action, nothing counted
+        market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n)
+
+
+@jit
+def seat_play(st, keys, ctrs, seats, s, ev, ev_n):
+    """The card seat s plays to the current trick (the Rival flips from its deck)."""
+    if is_rival(st, s):
+        first = rival_flip(st)
+        second = -1
+        scrapped = -1
+        if st[S_LED_SUIT] < 0:
+            c = first
+        else:
+            second = rival_flip(st)
+            c = rival_choose(first, second, st[S_LED_SUIT])
+            scrapped = second if c == first else first
+            st[S_SCRAP] |= ONE << scrapped
+        st[S_HAND + s] |= ONE << c      # momentarily in hand, so play_card can take it
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], st[S_TRICK], first, second, c,
+                         scrapped)
+        return c
+    legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
+    if seats[s, 0] == P_HEURISTIC:
+        st[S_DECISIONS] += 1
+        return heuristic_card(st, s, legal)
+    return nth_bit(legal, pick(st, keys, ctrs, s, popcount(legal)))
+
+
+@jit
+def tricks_phase(st, keys, ctrs, seats, S, ev, ev_n):
+    rec = ev.shape[0] > 0
+    leader = next_seat(st, st[S_DEALER])
+    st[S_TRICK] = 0
+    for t in range(st[S_HAND_SIZE]):
+        start_trick(st, leader)
+        for j in range(S):
+            s = (leader + j) % S
+            c = seat_play(st, keys, ctrs, seats, s, ev, ev_n)
+            play_card(st, s, c)
+            if rec:
+                record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
+        w = st[S_BEST_SEAT]
+        wc = st[S_PLAYED + w]
+        finish_trick(st)
+        if rec:
+            record_event(ev, ev_n, E_TRICK, w, st[S_ROUND], t, wc, st[S_WON + w])
+        leader = w
+
+
+@jit
+def scoring_phase(st, res, S, ev, ev_n):
+    """Compare tricks won with the bid; the Reputation change is capped at 60."""
+    for s in range(S):
+        b = st[S_BID + s]
+        w = st[S_WON + s]
+        pts = round_points(b, w)
+        st[S_REP + s] = add_reputation(st[S_REP + s], pts)
+        if is_rival(st, s):
+            res[col_counter(S, C_RIVAL_ROUNDS)] += 1
+            if w == b:
+                res[col_counter(S, C_RIVAL_HIT)] += 1
+        else:
+            k = bid_class(b)
+            base = C_STD_HIT if k == CLASS_STANDARD else (C_EXT_HIT if k == CLASS_EXTENDED else C_CLR_HIT)
+            res[col_counter(S, base + (0 if w == b else 1))] += 1
+            res[col_counter(S, base + 2)] += pts
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_SCORE, s, st[S_ROUND], b, w, pts, st[S_REP + s],
+                         st[S_SPEND + s])
+
+
+@jit
+def play_round(st, deck, keys, ctrs, seats, res, ev, ev_n, seed, g):
+    """One round: Investment, Deal, Bid, Market, Tricks, Scoring."""
+    S = st[S_SEATS]
+    rnd = st[S_ROUND]
+    rec = ev.shape[0] > 0
+    st[S_DEALER] = rnd % S
+    if rec:
+        record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
+    invest_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+    deal_slot = S + SLOT_DEAL_OFFSET
+    keys[deal_slot] = rng.stream_key(seed, g, rng.DEAL, rnd)
+    ctrs[deal_slot] = 0
+    deal(st, deck, keys, ctrs, deal_slot)
+    if rec:
+        for s in range(S):
+            record_event(ev, ev_n, E_DEAL, s, rnd, st[S_HAND + s])
+        record_event(ev, ev_n, E_DRAW_DECK, -1, rnd, draw_deck_mask(st), draw_deck_size(st))
+        if st[S_SET_ASIDE] != 0:
+            record_event(ev, ev_n, E_SET_ASIDE, -1, rnd, st[S_SET_ASIDE])
+    bid_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+    if st[S_MARKET_ON]:
+        market_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+    r = st[S_RIVAL]
+    if r >= 0:
+        aux_slot = S + SLOT_AUX_OFFSET
+        keys[aux_slot] = rng.stream_key(seed, g, rng.AUX, rnd)
+        ctrs[aux_slot] = 0
+        build_rival_deck(st, keys, ctrs, aux_slot)
+        if rec:
+            m = np.int64(0)
+            for i in range(st[S_RIVAL_END]):
+                m |= ONE << st[S_RIVAL_DECK + i]
+            record_event(ev, ev_n, E_RIVAL_DECK, r, rnd, m, st[S_RIVAL_END])
+            for p in range(0, st[S_RIVAL_END], RIVAL_ORDER_PER_EVENT):
+                record_event(ev, ev_n, E_RIVAL_ORDER, r, rnd, p, rival_deck_at(st, p),
+                             rival_deck_at(st, p + 1), rival_deck_at(st, p + 2),
+                             rival_deck_at(st, p + 3), rival_deck_at(st, p + 4),
+                             rival_deck_at(st, p + 5))
+    tricks_phase(st, keys, ctrs, seats, S, ev, ev_n)
+    scoring_phase(st, res, S, ev, ev_n)
+
+
+# ---- one game --------------------------------------------------------------------------------
+@jit
+def play_one(params, seats, seed, g, out, row, ev, ev_n):
+    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+    S = seats.shape[0]
+    players = S
+    if S == 3 and seats[2, 0] == P_RIVAL:
+        players = 2
+    res = out[row]
+    for i in range(res.shape[0]):
+        res[i] = 0
+    st = np.empty(ST_SIZE, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
+    keys = np.zeros(S + 2, dtype=np.uint64)
+    ctrs = np.zeros(S + 2, dtype=np.int64)
+    for s in range(S):
+        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+    init_game(st, players, 1 if params[R_MARKET] == MARKET_RULED else 0)
+    cap = params[R_ROUND_CAP]
+    rec = ev.shape[0] > 0
+    timeout = False
+    winners = np.int64(0)
+    while True:
+        if st[S_ROUND] >= cap:
+            timeout = True
+            break
+        play_round(st, deck, keys, ctrs, seats, res, ev, ev_n, seed, g)
+        st[S_ROUND] += 1
+        if st[S_ROUND] < st[S_ROUNDS]:
+            continue
+        winners, sudden = outcome(st)
+        if not sudden:
+            break
+        st[S_SUDDEN] = 1
+        st[S_CONTENDERS] = winners
+        res[col_counter(S, C_SUDDEN)] = 1
+        if rec:
+            record_event(ev, ev_n, E_SUDDEN, -1, winners)
+    if timeout:
+        winners = np.int64(0)
+    n_win = popcount(winners)
+    if n_win > 1:
+        res[col_counter(S, C_SHARED)] = 1
+    keys_place = np.empty(S, dtype=np.int64)
+    for s in range(S):
+        res[s] = st[S_REP + s]
+        # winners first, then by Reputation (REP_CAP bounds every Reputation from above)
+        keys_place[s] = st[S_REP + s] + (4 * REP_CAP * 1000 if (winners >> s) & 1 else 0)
+    layout.places_from_keys(keys_place, S, row, out)
+    res[col_winners(S)] = winners
+    res[col_length(S)] = st[S_TRICKS_PLAYED]
+    res[col_flags(S)] = layout.FLAG_TIMEOUT if timeout else 0
+    res[col_decisions(S)] = st[S_DECISIONS]
+    if rec:
+        for s in range(S):
+            record_event(ev, ev_n, E_RESULT, s, st[S_REP + s], res[S + s], (winners >> s) & 1,
+                         st[S_SUDDEN], 1 if timeout else 0)
+
+
+# ---- bulk play and trace ----------------------------------------------------------------------
+@pjit
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in prange(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def play_games_serial(params, seats, seed, first_game, out):
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in range(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def trace_game(params, seats, seed, game_index, out, ev, ev_n):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+
+
+def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
+    """Per-variant rates from the integer counter sums (NaN where nothing was counted)."""
+    def rate(a, b):
+        return a / b if b else float("nan")
+
+    bids = sum(sums[f"bid_{b}"] for b in range(MAX_BID + 1))
+    m = {}
+    for cls in ("standard", "extended", "clear"):
+        n = sums[f"{cls}_hits"] + sums[f"{cls}_misses"]
+        m[f"{cls}_share"] = rate(n, bids)
+        m[f"{cls}_hit_rate"] = rate(sums[f"{cls}_hits"], n)
+        m[f"{cls}_mean_rep_change"] = rate(sums[f"{cls}_delta"], n)
+    for b in range(MAX_BID + 1):
+        m[f"bid_{b}_share"] = rate(sums[f"bid_{b}"], bids)
+    m["mean_bid"] = rate(sum(b * sums[f"bid_{b}"] for b in range(MAX_BID + 1)), bids)
+    actions = sums["market_pass"] + sums["market_draw"] + sums["market_buy"]
+    for a in ("pass", "draw", "buy"):
+        m[f"market_{a}_rate"] = rate(sums[f"market_{a}"], actions)
+    m["cards_drawn_per_draw"] = rate(sums["cards_drawn"], sums["market_draw"])
+    m["cards_bought_per_buy"] = rate(sums["cards_bought"], sums["market_buy"])
+    m["investment_rate"] = rate(sums["investments"], sums["investment_chances"])
+    m["investments_per_game"] = rate(sums["investments"], games)
+    m["sudden_death_rate"] = rate(sums["sudden_death"], games)
+    m["shared_victory_rate"] = rate(sums["shared_victories"], games)
+    if players == 2:
+        m["rival_hit_rate"] = rate(sums["rival_hits"], sums["rival_rounds"])
+    return m
