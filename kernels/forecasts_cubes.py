@@ -1,0 +1,520 @@
+"""forecasts-cubes: a trick game that pushes nine Hot/Cold cubes (rulebook forecasts-cubes.txt).
+
+Rounds: deal, secret forecasts, ``tricks_per_round`` tricks (the winner moves a cube in the
+winning card's colour direction), round scoring. Four rounds, then tie-breakers.
+
+Encodings (see kernels/cards.py): cards are French cards without J, Q, K (40 cards); a hand
+is a 64-bit mask. Buckets: HOT = 0, NEUTRAL = 1, COLD = 2. Forecasts: F_HOT = 0, F_COLD = 1.
+The winning card is always of the led suit (there are no trumps), so a trick's colour is
+the led suit's colour. The rulebook's suit tie-break order never applies: a trick has one
+highest card of the led suit.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from . import layout, rng
+from ._jit import jit, pjit
+from .cards import (
+    HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount,
+)
+from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
+from .spec import Counter, Event, Rule
+
+GAME_ID = "forecasts-cubes"
+VERSION = 1
+PLAYER_COUNTS = (3, 4)
+LOWER_IS_BETTER = False
+LENGTH_UNIT = "tricks"
+
+# ---- rules (index = slot in params) ---------------------------------------------------------
+R_ADVISORY, R_TRICKS, R_ROUNDS = 0, 1, 2
+RULES = (
+    Rule("advisory", R_ADVISORY, False,
+         "optional Weather Advisory: once per game a trick winner moves two cubes",
+         ruling="rulebook optional rule; RULINGS: only offered with 2+ cubes in the source"),
+    Rule("tricks_per_round", R_TRICKS, 10,
+         "tricks played each round (at most the hand size: 10 at 4p, 13 at 3p)", lo=1, hi=13,
+         ruling="RULINGS (switch): 10 at both counts, as the text says"),
+    Rule("rounds", R_ROUNDS, 4, "rounds in a game", lo=1, hi=12, ruling="rulebook: 4 rounds"),
+)
+
+P_RANDOM, P_HEURISTIC = 0, 1
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC}
+
+# ---- constants ----------------------------------------------------------------------------
+HOT, NEUTRAL, COLD = 0, 1, 2
+F_HOT, F_COLD = 0, 1
+CUBES_START = (4, 1, 4)
+N_CUBES = 9
+HAND_SIZE = (0, 0, 0, 13, 10)           # by player count
+DECK_MASK = np.int64(0)
+for _s in range(4):
+    for _r in range(N_RANKS):
+        if _r <= RANK_10 or _r == RANK_A:
+            DECK_MASK |= np.int64(1) << np.int64(_s * N_RANKS + _r)
+DECK = np.array([c for c in range(52) if (int(DECK_MASK) >> c) & 1], dtype=np.int64)
+RED_MASK = SUIT_MASK[HEARTS] | SUIT_MASK[DIAMONDS]
+
+# ---- counters (index = column offset in the result row) -------------------------------------
+(C_ADV_USES, C_ADV_USER_SHARE, C_ADV_USER_SEATS, C_CORRECT, C_HOT_FORECASTS, C_HOT_CORRECT,
+ C_COLD_FORECASTS, C_COLD_CORRECT, C_ROUND_HOT, C_ROUND_NEUTRAL, C_ROUND_COLD, C_ROUNDS,
+ C_NO_MOVE) = range(13)
+C_FINAL_HOT = 13                        # 10 counters: rounds ending with k Hot cubes, k = 0..9
+COUNTERS = (
+    Counter("advisory_uses", "Weather Advisories played"),
+    Counter("advisory_user_share", "win share (x60) of seats that used their Advisory"),
+    Counter("advisory_user_seats", "seat-games in which the Advisory was used"),
+    Counter("correct_forecasts", "forecasts that earned the winning-bucket bonus"),
+    Counter("hot_forecasts"), Counter("hot_correct"),
+    Counter("cold_forecasts"), Counter("cold_correct"),
+    Counter("round_hot", "sum over rounds of Hot cubes at round end"),
+    Counter("round_neutral"), Counter("round_cold"),
+    Counter("rounds"),
+    Counter("no_move_tricks", "tricks won with no legal cube move"),
+) + tuple(Counter(f"final_hot_{k}", f"rounds ending with {k} Hot cubes") for k in range(10))
+N_COUNTERS = len(COUNTERS)
+
+# ---- trace events -------------------------------------------------------------------------
+E_DEAL, E_FORECAST, E_PLAY, E_TRICK, E_MOVE, E_NO_MOVE, E_ADVISORY_CHOICE, E_ROUND, E_CUBES, E_FINAL = range(1, 11)
+_BUCKETS = ("Hot", "Neutral", "Cold")
+EVENTS = (
+    Event(E_DEAL, "deal", ("round", "hand", "leader"), masks=("hand",)),
+    Event(E_FORECAST, "forecast", ("round", "forecast"), words=(("forecast", ("Hot", "Cold")),)),
+    Event(E_PLAY, "play", ("round", "trick", "card"), cards=("card",)),
+    Event(E_TRICK, "trick", ("round", "trick", "card"), cards=("card",)),
+    Event(E_MOVE, "cube_move", ("round", "trick", "from", "to", "cubes", "advisory", "hot", "neutral"),
+          words=(("from", _BUCKETS), ("to", _BUCKETS))),
+    Event(E_NO_MOVE, "no_cube_move", ("round", "trick")),
+    Event(E_ADVISORY_CHOICE, "advisory_choice", ("round", "trick", "use")),
+    Event(E_ROUND, "round_score", ("round", "forecast", "points", "correct", "total"),
+          words=(("forecast", ("Hot", "Cold")),)),
+    Event(E_CUBES, "cubes", ("round", "hot", "neutral", "cold")),
+    Event(E_FINAL, "final", ("score", "place", "correct", "advisory_unused", "winner")),
+)
+
+
+def format_card(c: int) -> str:
+    return card_name(c)
+
+
+def n_seats(players: int, params) -> int:
+    return players
+
+
+def extra_seats(players: int, params) -> tuple:
+    return ()
+
+
+def score_range(players: int, params) -> tuple[int, int]:
+    return 0, (N_CUBES + 1) * int(params[R_ROUNDS])
+
+
+def length_range(players: int, params) -> tuple[int, int]:
+    n = int(params[R_ROUNDS]) * int(params[R_TRICKS])
+    return n, n
+
+
+def check(players: int, params) -> None:
+    hand = HAND_SIZE[players]
+    if int(params[R_TRICKS]) > hand:
+        raise ValueError(f"rule tricks_per_round: {int(params[R_TRICKS])} is more than the "
+                         f"{hand}-card hand at {players} players (valid: 1..{hand})")
+
+
+# ---- rules as small functions ----------------------------------------------------------------
+@jit
+def legal_cards(hand, led_suit):
+    """Follow suit if able; otherwise (or when leading, led_suit = -1) any card."""
+    if led_suit >= 0:
+        follow = hand & SUIT_MASK[led_suit]
+        if follow:
+            return follow
+    return hand
+
+
+@jit
+def trick_winner(cards, leader, players):
+    """Seat that played the highest card of the led suit (``cards[seat]``)."""
+    led = cards[leader] // N_RANKS
+    best = leader
+    for s in range(players):
+        c = cards[s]
+        if c // N_RANKS == led and c > cards[best]:
+            best = s
+    return best
+
+
+@jit
+def move_source(red, option):
+    """Cube moves: option 0 takes from the far bucket to Neutral, option 1 from Neutral onward.
+
+    Red (toward Hot): 0 = Cold -> Neutral, 1 = Neutral -> Hot.
+    Black (toward Cold): 0 = Hot -> Neutral, 1 = Neutral -> Cold.
+    """
+    if option == 0:
+        return COLD if red else HOT
+    return NEUTRAL
+
+
+@jit
+def move_dest(red, option):
+    if option == 0:
+        return NEUTRAL
+    return HOT if red else COLD
+
+
+@jit
+def legal_moves(cubes, red, size):
+    """Bit mask of legal options (bit 0, bit 1) for moving ``size`` cubes from one bucket."""
+    m = 0
+    for option in range(2):
+        if cubes[move_source(red, option)] >= size:
+            m |= 1 << option
+    return m
+
+
+@jit
+def round_points(cubes, forecast):
+    """(points, correct): cubes in the forecast bucket, +1 when it beats the opposite bucket."""
+    mine = cubes[HOT] if forecast == F_HOT else cubes[COLD]
+    other = cubes[COLD] if forecast == F_HOT else cubes[HOT]
+    if mine > other:
+        return mine + 1, 1
+    return mine, 0
+
+
+# ---- heuristic pieces ----------------------------------------------------------------------
+@jit
+def _strength(c):
+    """Rank strength 1..10 in this deck: 2 = 1, ..., 10 = 9, A = 10."""
+    r = c % N_RANKS
+    return 10 if r == RANK_A else r + 1
+
+
+@jit
+def heuristic_forecast(hand):
+    red = 0
+    black = 0
+    h = hand
+    while h:
+        c = lowest_bit(h)
+        h &= h - 1
+        if (RED_MASK >> c) & 1:
+            red += _strength(c)
+        else:
+            black += _strength(c)
+    return F_HOT if red >= black else F_COLD
+
+
+@jit
+def heuristic_card(hand, legal, led_suit, best_card, forecast):
+    """Win tricks whose colour pushes toward the forecast, lose the others."""
+    want_red = forecast == F_HOT
+    fav_mask = RED_MASK if want_red else ~RED_MASK
+    if led_suit < 0:
+        fav = legal & fav_mask
+        if fav:
+            return highest_bit(fav)
+        return _lowest_rank(legal)
+    follow = legal & SUIT_MASK[led_suit]
+    if follow:
+        led_red = led_suit == HEARTS or led_suit == DIAMONDS
+        if led_red == want_red:
+            top = highest_bit(follow)
+            if top > best_card:
+                return top
+            return lowest_bit(follow)
+        below_best = follow & ((np.int64(1) << best_card) - 1)
+        if below_best:
+            return highest_bit(below_best)
+        return lowest_bit(follow)
+    unfav = legal & ~fav_mask
+    if unfav:
+        return _lowest_rank(unfav)
+    return _lowest_rank(legal)
+
+
+@jit
+def _lowest_rank(mask):
+    """The card of lowest rank in ``mask`` (lowest suit index on equal rank)."""
+    best = -1
+    h = mask
+    while h:
+        c = lowest_bit(h)
+        h &= h - 1
+        if best < 0 or c % N_RANKS < best % N_RANKS:
+            best = c
+    return best
+
+
+@jit
+def _value(cubes, forecast):
+    pts, _ = round_points(cubes, forecast)
+    return pts
+
+
+@jit
+def heuristic_move(cubes, red, forecast, can_double):
+    """Best (size, option) by the round points it leaves this seat; doubles only if they gain."""
+    best_size = 0
+    best_opt = -1
+    best_val = -1
+    for size in range(1, 3):
+        if size == 2 and not can_double:
+            break
+        m = legal_moves(cubes, red, size)
+        for option in range(2):
+            if (m >> option) & 1:
+                src = move_source(red, option)
+                dst = move_dest(red, option)
+                cubes[src] -= size
+                cubes[dst] += size
+                v = _value(cubes, forecast)
+                cubes[src] += size
+                cubes[dst] -= size
+                if v > best_val:
+                    best_val = v
+                    best_size = size
+                    best_opt = option
+    return best_size, best_opt
+
+
+# ---- one game --------------------------------------------------------------------------------
+@jit
+def play_one(params, seats, seed, g, out, row, ev, ev_n):
+    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+    P = seats.shape[0]
+    advisory_on = params[R_ADVISORY] != 0
+    n_tricks = params[R_TRICKS]
+    n_rounds = params[R_ROUNDS]
+    hand_size = 13 if P == 3 else 10
+    # stream slots: 0..P-1 the seats' decisions, P the current round's deal
+    keys = np.empty(P + 1, dtype=np.uint64)
+    ctrs = np.zeros(P + 1, dtype=np.int64)
+    for s in range(P):
+        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+    hands = np.zeros(P, dtype=np.int64)
+    forecast = np.zeros(P, dtype=np.int64)
+    score = np.zeros(P, dtype=np.int64)
+    correct = np.zeros(P, dtype=np.int64)
+    adv_left = np.zeros(P, dtype=np.int64)
+    used_adv = np.zeros(P, dtype=np.int64)
+    played = np.zeros(P, dtype=np.int64)
+    cubes = np.zeros(3, dtype=np.int64)
+    deck = DECK.copy()
+    if advisory_on:
+        adv_left[:] = 1
+    decisions = 0
+    tricks = 0
+    rec = ev.shape[0] > 0
+    for rnd in range(n_rounds):
+        # deal: a pure function of (seed, game, round)
+        keys[P] = rng.stream_key(seed, g, rng.DEAL, rnd)
+        ctrs[P] = 0
+        for i in range(40):
+            deck[i] = DECK[i]
+        rng.shuffle(deck, 40, keys, ctrs, P)
+        leader = rnd % P
+        for s in range(P):
+            h = np.int64(0)
+            for i in range(s * hand_size, (s + 1) * hand_size):
+                h |= np.int64(1) << deck[i]
+            hands[s] = h
+            if rec:
+                record_event(ev, ev_n, E_DEAL, s, rnd, h, leader)
+        cubes[HOT] = CUBES_START[0]
+        cubes[NEUTRAL] = CUBES_START[1]
+        cubes[COLD] = CUBES_START[2]
+        # forecasts, secretly, after seeing the hand
+        for s in range(P):
+            if seats[s, 0] == P_HEURISTIC:
+                forecast[s] = heuristic_forecast(hands[s])
+            else:
+                forecast[s] = rng.below(keys, ctrs, s, 2)
+            decisions += 1
+            if rec:
+                record_event(ev, ev_n, E_FORECAST, s, rnd, forecast[s])
+        # tricks
+        for t in range(n_tricks):
+            led_suit = -1
+            best_card = -1
+            for k in range(P):
+                s = (leader + k) % P
+                legal = legal_cards(hands[s], led_suit)
+                if seats[s, 0] == P_HEURISTIC:
+                    c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s])
+                else:
+                    n = popcount(legal)
+                    c = nth_bit(legal, rng.below(keys, ctrs, s, n)) if n > 1 else lowest_bit(legal)
+                decisions += 1
+                hands[s] &= ~(np.int64(1) << c)
+                played[s] = c
+                if k == 0:
+                    led_suit = c // N_RANKS
+                    best_card = c
+                elif c // N_RANKS == led_suit and c > best_card:
+                    best_card = c
+                if rec:
+                    record_event(ev, ev_n, E_PLAY, s, rnd, t, c)
+            w = trick_winner(played, leader, P)
+            tricks += 1
+            if rec:
+                record_event(ev, ev_n, E_TRICK, w, rnd, t, played[w])
+            decisions += _winner_moves(seats, keys, ctrs, w, led_suit == HEARTS or led_suit == DIAMONDS,
+                                       cubes, forecast, adv_left, used_adv, advisory_on, out, row, P,
+                                       rnd, t, ev, ev_n)
+            leader = w
+        # round scoring
+        for s in range(P):
+            pts, ok = round_points(cubes, forecast[s])
+            score[s] += pts
+            correct[s] += ok
+            if forecast[s] == F_HOT:
+                out[row, col_counter(P, C_HOT_FORECASTS)] += 1
+                out[row, col_counter(P, C_HOT_CORRECT)] += ok
+            else:
+                out[row, col_counter(P, C_COLD_FORECASTS)] += 1
+                out[row, col_counter(P, C_COLD_CORRECT)] += ok
+            out[row, col_counter(P, C_CORRECT)] += ok
+            if rec:
+                record_event(ev, ev_n, E_ROUND, s, rnd, forecast[s], pts, ok, score[s])
+        out[row, col_counter(P, C_ROUND_HOT)] += cubes[HOT]
+        out[row, col_counter(P, C_ROUND_NEUTRAL)] += cubes[NEUTRAL]
+        out[row, col_counter(P, C_ROUND_COLD)] += cubes[COLD]
+        out[row, col_counter(P, C_ROUNDS)] += 1
+        out[row, col_counter(P, C_FINAL_HOT + cubes[HOT])] += 1
+        if rec:
+            record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
+    _finish(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n)
+    out[row, col_length(P)] = tricks
+    out[row, col_decisions(P)] = decisions
+
+
+@jit
+def _winner_moves(seats, keys, ctrs, w, red, cubes, forecast, adv_left, used_adv, advisory_on,
+                  out, row, P, rnd, t, ev, ev_n):
+    """The trick winner moves a cube (or two with the Advisory); returns decisions taken."""
+    rec = ev.shape[0] > 0
+    singles = legal_moves(cubes, red, 1)
+    if singles == 0:
+        out[row, col_counter(P, C_NO_MOVE)] += 1
+        if rec:
+            record_event(ev, ev_n, E_NO_MOVE, w, rnd, t)
+        return 0
+    doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
+    decisions = 0
+    if seats[w, 0] == P_HEURISTIC:
+        size, option = heuristic_move(cubes, red, forecast[w], doubles != 0)
+        if doubles:
+            decisions += 1
+            if rec:
+                record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
+    else:
+        size = 1
+        if doubles:
+            decisions += 1
+            if rng.below(keys, ctrs, w, 2) == 1:
+                size = 2
+            if rec:
+                record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
+        m = doubles if size == 2 else singles
+        n = popcount(m)
+        option = nth_bit(m, rng.below(keys, ctrs, w, n)) if n > 1 else lowest_bit(m)
+    decisions += 1
+    src = move_source(red, option)
+    dst = move_dest(red, option)
+    cubes[src] -= size
+    cubes[dst] += size
+    if size == 2:
+        adv_left[w] = 0
+        used_adv[w] = 1
+        out[row, col_counter(P, C_ADV_USES)] += 1
+    if rec:
+        record_event(ev, ev_n, E_MOVE, w, rnd, t, src, dst, size, 1 if size == 2 else 0,
+                     cubes[HOT], cubes[NEUTRAL])
+    return decisions
+
+
+@jit
+def _finish(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n):
+    """Highest score wins; ties: most correct forecasts, then an unused Advisory, then shared."""
+    keys = np.empty(P, dtype=np.int64)
+    for s in range(P):
+        # lexicographic (score, correct, unused Advisory): correct <= 12, unused <= 1
+        k = (score[s] * 16 + correct[s]) * 2
+        if advisory_on:
+            k += adv_left[s]
+        keys[s] = k
+        out[row, s] = score[s]
+    best = keys.max()
+    mask = 0
+    n_win = 0
+    for s in range(P):
+        if keys[s] == best:
+            mask |= 1 << s
+            n_win += 1
+    out[row, col_winners(P)] = mask
+    out[row, col_flags(P)] = 0
+    layout.places_from_keys(keys, P, row, out)
+    for s in range(P):
+        if used_adv[s]:
+            out[row, col_counter(P, C_ADV_USER_SEATS)] += 1
+            if (mask >> s) & 1:
+                out[row, col_counter(P, C_ADV_USER_SHARE)] += layout.SHARE_UNIT // n_win
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_FINAL, s, score[s], out[row, P + s], correct[s],
+                         adv_left[s] if advisory_on else 0, (mask >> s) & 1)
+
+
+# ---- bulk play and trace ----------------------------------------------------------------------
+@pjit
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in prange(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def play_games_serial(params, seats, seed, first_game, out):
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in range(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def trace_game(params, seats, seed, game_index, out, ev, ev_n):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+
+
+def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
+    """Per-variant metrics from the integer counter sums."""
+    seat_games = games * players
+    rounds = max(sums["rounds"], 1)
+    forecasts = max(rounds * players, 1)
+    m = {
+        "advisory_use_rate": sums["advisory_uses"] / seat_games if seat_games else 0.0,
+        "correct_forecast_rate": sums["correct_forecasts"] / forecasts,
+        "hot_forecast_share": sums["hot_forecasts"] / forecasts,
+        "hot_success": sums["hot_correct"] / max(sums["hot_forecasts"], 1),
+        "cold_success": sums["cold_correct"] / max(sums["cold_forecasts"], 1),
+        "final_hot_mean": sums["round_hot"] / rounds,
+        "final_neutral_mean": sums["round_neutral"] / rounds,
+        "final_cold_mean": sums["round_cold"] / rounds,
+        "no_move_rate": sums["no_move_tricks"] / max(rounds * int(params[R_TRICKS]), 1),
+    }
+    if int(params[R_ADVISORY]):
+        users = sums["advisory_user_seats"]
+        user_share = sums["advisory_user_share"] / layout.SHARE_UNIT
+        non_users = seat_games - users
+        m["advisory_user_win_share"] = user_share / users if users else float("nan")
+        m["advisory_nonuser_win_share"] = (games - user_share) / non_users if non_users else float("nan")
+        m["advisory_effect"] = m["advisory_user_win_share"] - m["advisory_nonuser_win_share"]
+    for k in range(N_CUBES + 1):
+        m[f"final_hot_{k}_share"] = sums[f"final_hot_{k}"] / rounds
+    return m

@@ -1,0 +1,96 @@
+"""Fold a chunk of result rows (kernels/layout.py) into integer accumulators.
+
+Everything here is an integer sum or count, so folding chunks in any order, on any number of
+threads or machines, gives identical totals. Reports turn them into floats at the very end.
+
+``misc`` slots are the M_* constants below.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .layout import FLAG_TIMEOUT, N_FIXED, SHARE_UNIT
+
+M_GAMES, M_TIES, M_TIMEOUTS, M_GAP_SUM, M_GAP_GAMES, M_DECISIONS, M_OUT_OF_RANGE = range(7)
+N_MISC = 7
+
+
+class Accumulators:
+    """The integer state of one job: allocate once, fold every chunk into it, merge by adding."""
+
+    def __init__(self, n_seats: int, n_counters: int, score_lo: int, score_hi: int,
+                 len_lo: int, len_hi: int):
+        self.n_seats, self.n_counters = n_seats, n_counters
+        self.score_lo, self.len_lo = score_lo, len_lo
+        self.win_units = np.zeros(n_seats, dtype=np.int64)
+        self.place_counts = np.zeros((n_seats, n_seats + 1), dtype=np.int64)
+        self.score_hist = np.zeros((n_seats, score_hi - score_lo + 1), dtype=np.int64)
+        self.len_hist = np.zeros(len_hi - len_lo + 1, dtype=np.int64)
+        self.counters = np.zeros(n_counters, dtype=np.int64)
+        self.misc = np.zeros(N_MISC, dtype=np.int64)
+
+    def fold(self, out: np.ndarray, lower_is_better: bool) -> None:
+        fold_chunk(out, self.n_seats, self.n_counters, self.score_lo, self.len_lo,
+                   lower_is_better, self.win_units, self.place_counts, self.score_hist,
+                   self.len_hist, self.counters, self.misc)
+
+    def merge(self, other: "Accumulators") -> None:
+        for name in ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc"):
+            getattr(self, name).__iadd__(getattr(other, name))
+
+    def arrays(self) -> dict:
+        return {name: getattr(self, name) for name in
+                ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc")}
+
+
+@jit
+def fold_chunk(out, S, C, score_lo, len_lo, lower_better, win_units, place_counts,
+               score_hist, len_hist, counters, misc):
+    n_score = score_hist.shape[1]
+    n_len = len_hist.shape[0]
+    for i in range(out.shape[0]):
+        winners = out[i, 2 * S]
+        misc[M_GAMES] += 1
+        misc[M_DECISIONS] += out[i, 2 * S + 3]
+        if out[i, 2 * S + 2] & FLAG_TIMEOUT:
+            misc[M_TIMEOUTS] += 1
+        n_win = 0
+        for s in range(S):
+            n_win += (winners >> s) & 1
+        if n_win > 1:
+            misc[M_TIES] += 1
+        first_winner = -1
+        for s in range(S):
+            if (winners >> s) & 1:
+                win_units[s] += SHARE_UNIT // n_win
+                if first_winner < 0:
+                    first_winner = s
+            place = out[i, S + s]
+            if 1 <= place <= S:
+                place_counts[s, place] += 1
+            b = out[i, s] - score_lo
+            if 0 <= b < n_score:
+                score_hist[s, b] += 1
+            else:
+                misc[M_OUT_OF_RANGE] += 1
+        b = out[i, 2 * S + 1] - len_lo
+        if 0 <= b < n_len:
+            len_hist[b] += 1
+        else:
+            misc[M_OUT_OF_RANGE] += 1
+        # leader gap: a winner's score against the best score among the other seats
+        if first_winner >= 0 and n_win < S:
+            best_other = 0
+            found = False
+            for s in range(S):
+                if not (winners >> s) & 1:
+                    v = out[i, s]
+                    if not found or (v < best_other if lower_better else v > best_other):
+                        best_other = v
+                        found = True
+            gap = out[i, first_winner] - best_other
+            misc[M_GAP_SUM] += -gap if lower_better else gap
+            misc[M_GAP_GAMES] += 1
+        for c in range(C):
+            counters[c] += out[i, 2 * S + N_FIXED + c]

@@ -1,0 +1,209 @@
+"""Config resolution in one place: configs/*.toml + CLI flags -> validated Jobs.
+
+A Job is one (game, variant, player count, seat policies, rule values) to simulate. Every
+error is a SimError whose one-line message names the problem and the valid choices.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import kernels
+from .errors import SimError
+
+SEAT_WIDTH = 4  # seats array row: [policy code, arg0, arg1, arg2]
+
+
+def configs_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    for cand in (here.parent / "configs", here / "_configs"):
+        if cand.is_dir():
+            return cand
+    raise SimError("configs folder not found next to the simcli package (reinstall simcli)")
+
+
+def load_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise SimError(f"config file not found: {path}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SimError(f"config file {path} is not valid TOML: {e}") from None
+
+
+def known_games() -> list[str]:
+    """Games with both a kernel module and a configs/<game>.toml."""
+    d = configs_dir()
+    return [g for g in kernels.available() if (d / f"{g}.toml").is_file()]
+
+
+def game_module(game: str):
+    games = known_games()
+    if game not in games:
+        raise SimError(f"unknown game {game!r}; valid games: {', '.join(games)}")
+    return kernels.load(game)
+
+
+def variants_of(game: str) -> tuple[str, dict]:
+    """(default variant, {variant: {players, rules, description}}) from configs/<game>.toml."""
+    data = load_toml(configs_dir() / f"{game}.toml")
+    variants = data.get("variants", {})
+    if not variants:
+        raise SimError(f"configs/{game}.toml declares no variants")
+    return data.get("default_variant", next(iter(variants))), variants
+
+
+def user_policies(mod, players: int, params) -> dict[str, int]:
+    fixed = set(mod.extra_seats(players, params))
+    return {k: v for k, v in mod.POLICIES.items() if k not in fixed}
+
+
+@dataclass
+class Job:
+    game: str
+    variant: str
+    players: int
+    rules: dict            # every rule in force: name -> value as the user writes it
+    params: np.ndarray     # int64, the kernel's view of ``rules``
+    policies: list[str]    # one per seat row (players, then fixed seats such as the Rival)
+    seats: np.ndarray      # int64 (S, SEAT_WIDTH)
+    labels: dict = field(default_factory=dict)  # extra key columns (sweep axes, dates)
+
+    @property
+    def module(self):
+        return kernels.load(self.game)
+
+    @property
+    def policy_label(self) -> str:
+        return ",".join(self.policies)
+
+    def describe(self) -> str:
+        return f"{self.game}/{self.variant}/{self.players}p [{self.policy_label}]"
+
+
+def parse_policy(spec: str, valid: dict[str, int]) -> tuple[str, np.ndarray]:
+    """``name`` or ``name:arg:arg`` -> (canonical text, seats row)."""
+    parts = spec.strip().split(":")
+    name = parts[0].strip().lower()
+    if name not in valid:
+        raise SimError(f"unknown policy {spec.strip()!r}; valid policies: {', '.join(valid)}")
+    row = np.zeros(SEAT_WIDTH, dtype=np.int64)
+    row[0] = valid[name]
+    args = parts[1:]
+    if len(args) > SEAT_WIDTH - 1:
+        raise SimError(f"policy {spec!r} has too many arguments (at most {SEAT_WIDTH - 1})")
+    for i, a in enumerate(args):
+        a = a.strip().lower()
+        if a in valid:
+            row[1 + i] = valid[a]
+        else:
+            try:
+                row[1 + i] = int(a)
+            except ValueError:
+                raise SimError(f"policy {spec!r}: argument {a!r} is neither a whole number nor a "
+                               f"policy ({', '.join(valid)})") from None
+    return spec.strip().lower(), row
+
+
+def encode_rules(mod, overrides: dict) -> tuple[dict, np.ndarray]:
+    by_name = {r.name: r for r in mod.RULES}
+    params = np.zeros(len(mod.RULES), dtype=np.int64)
+    values = {}
+    for name in overrides:
+        if name not in by_name:
+            raise SimError(f"unknown rule {name!r} for {mod.GAME_ID}; valid rules: "
+                           f"{', '.join(by_name) or '(none)'}")
+    for r in mod.RULES:
+        raw = overrides.get(r.name, r.default)
+        try:
+            params[r.index] = r.encode(raw)
+        except ValueError as e:
+            raise SimError(str(e)) from None
+        values[r.name] = r.decode(int(params[r.index]))
+    return values, params
+
+
+def parse_rule_flags(flags: list[str] | None) -> dict:
+    rules = {}
+    for f in flags or []:
+        if "=" not in f:
+            raise SimError(f"--rule {f!r} is not NAME=VALUE")
+        k, v = f.split("=", 1)
+        rules[k.strip()] = v.strip()
+    return rules
+
+
+def resolve(game: str, variant: str | None = None, players: int | None = None,
+            policy: str | None = None, seats: str | None = None,
+            rules: dict | None = None, labels: dict | None = None) -> Job:
+    """One validated Job from the user's words."""
+    mod = game_module(game)
+    default_variant, variants = variants_of(game)
+    if variant is None:
+        variant = default_variant
+        if players is not None and players not in variants[variant]["players"]:
+            variant = next((v for v, d in variants.items() if players in d["players"]), variant)
+    if variant not in variants:
+        raise SimError(f"unknown variant {variant!r} for {game}; valid variants: {', '.join(variants)}")
+    vdef = variants[variant]
+    counts = list(vdef["players"])
+    if players is None:
+        players = counts[0]
+    if players not in counts:
+        raise SimError(f"{game} variant {variant} is not played by {players} players; "
+                       f"valid player counts: {', '.join(map(str, counts))}")
+    merged = dict(vdef.get("rules", {}))
+    merged.update(rules or {})
+    values, params = encode_rules(mod, merged)
+    try:
+        mod.check(players, params)
+    except ValueError as e:
+        raise SimError(str(e)) from None
+    valid = user_policies(mod, players, params)
+    if policy is not None and seats is not None:
+        raise SimError("give either --policy or --seats, not both")
+    if seats is not None:
+        specs = [s for s in seats.split(",")]
+        if len(specs) != players:
+            raise SimError(f"--seats lists {len(specs)} policies but {game} {variant} has {players} "
+                           f"seats to fill; valid policies: {', '.join(valid)}")
+    else:
+        specs = [policy or "random"] * players
+    names, rows = [], []
+    for spec in specs:
+        name, row = parse_policy(spec, valid)
+        names.append(name)
+        rows.append(row)
+    for fixed in mod.extra_seats(players, params):
+        row = np.zeros(SEAT_WIDTH, dtype=np.int64)
+        row[0] = mod.POLICIES[fixed]
+        names.append(fixed)
+        rows.append(row)
+    return Job(game, variant, players, values, params, names, np.stack(rows), dict(labels or {}))
+
+
+def expand(game: str, variant: str | None, players: int | None, **kw) -> list[Job]:
+    """Jobs for a game: one variant/player count when named, else the default ones."""
+    return [resolve(game, variant, players, **kw)]
+
+
+def suite_jobs(path: Path | None = None) -> tuple[list[Job], int, int]:
+    """The default suite: (jobs, games per job, seed)."""
+    data = load_toml(path or configs_dir() / "suite.toml")
+    jobs = []
+    available = known_games()
+    for entry in data.get("job", []):
+        game = entry["game"]
+        if game not in available:
+            continue
+        _, variants = variants_of(game)
+        for v in entry.get("variants", list(variants)):
+            for p in entry.get("players", variants[v]["players"]):
+                if p in variants[v]["players"]:
+                    jobs.append(resolve(game, v, p, policy=entry.get("policy"),
+                                        rules=entry.get("rules")))
+    return jobs, int(data.get("games", 10000)), int(data.get("seed", 0))

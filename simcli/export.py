@@ -1,0 +1,108 @@
+"""Printing and writing report tables: fixed file names, written atomically.
+
+Files: seats, variants, scores, lengths, counters (.parquet or .csv) and meta.json. They are
+first written into a hidden temporary folder inside the output folder and moved into place
+only when every one is complete, so a failed run leaves no half-written table.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+import polars as pl
+
+from .errors import SimError
+
+TABLES = ("seats", "variants", "scores", "lengths", "counters")
+FORMATS = ("parquet", "csv")
+
+
+def prepare_out(out: Path) -> Path:
+    """Create/validate the output folder before any simulation runs."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise SimError(f"--out {out} exists and is not a folder; choose a folder path")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=out, prefix=".simcli-probe-", delete=True)
+        probe.close()
+    except OSError as e:
+        raise SimError(f"--out {out} is not writable ({e.strerror or e}); choose a writable folder") from None
+    return out
+
+
+def default_out() -> Path:
+    return Path("reports") / time.strftime("run-%Y%m%d-%H%M%S")
+
+
+def package_versions() -> dict:
+    vers = {"python": platform.python_version()}
+    for p in ("simcli", "numba", "numpy", "polars", "typer", "tqdm"):
+        try:
+            vers[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            vers[p] = None
+    return vers
+
+
+def write_tables(tables: dict[str, pl.DataFrame], out: Path, fmt: str, meta: dict,
+                 extra_files: dict[str, bytes] | None = None) -> list[Path]:
+    """Write every table + meta.json into ``out`` atomically; returns the final paths."""
+    if fmt not in FORMATS:
+        raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    out = prepare_out(out)
+    tmp = Path(tempfile.mkdtemp(prefix=".simcli-tmp-", dir=out))
+    written = []
+    try:
+        for name, df in tables.items():
+            p = tmp / f"{name}.{fmt}"
+            if fmt == "csv":
+                df.write_csv(p)
+            else:
+                df.write_parquet(p)
+            written.append(p)
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
+        written.append(tmp / "meta.json")
+        for name, data in (extra_files or {}).items():
+            (tmp / name).write_bytes(data)
+            written.append(tmp / name)
+        final = []
+        for p in written:
+            dest = out / p.name
+            os.replace(p, dest)
+            final.append(dest)
+        return final
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:
+    """The readable summary: variants, seats, and the game counters' derived metrics."""
+    seats = tables["seats"]
+    variants = tables["variants"]
+    if not variants.height:
+        return
+    with pl.Config(tbl_rows=200, tbl_cols=30, tbl_width_chars=160, float_precision=4,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
+                   fmt_str_lengths=40):
+        echo("Variants")
+        echo(str(variants.select([c for c in (
+            "game", "variant", "players", "policies", "games", "tie_rate", "timeout_rate",
+            "seat0_advantage", "balance", "length_mean", "leader_gap") if c in variants.columns]
+            + [c for c in variants.columns if c in ("date",)])))
+        echo("Seats")
+        echo(str(seats.select([c for c in (
+            "game", "variant", "players", "seat", "policy", "win_share", "win_ci_low",
+            "win_ci_high", "mean_place", "score_mean", "score_sd", "score_p50") if c in seats.columns])))
+        counters = tables.get("counters")
+        if counters is not None and counters.height:
+            m = counters.filter(pl.col("kind") == "metric").filter(
+                ~pl.col("metric").str.contains(r"_\d+_share$"))
+            echo("Game counters")
+            echo(str(m.select("game", "variant", "players", "metric", "value")))

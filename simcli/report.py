@@ -1,0 +1,160 @@
+"""Integer tallies -> Polars tables. Floats appear here for the first time.
+
+Tables (schema in docs/reports.md):
+  seats     one row per job and seat: win share with a Wilson 95% interval, mean place, score stats
+  variants  one row per job: tie/timeout rates, seat-0 advantage, balance, length, leader gap
+  scores    score histogram per seat (non-zero bins)
+  lengths   game-length histogram (non-zero bins)
+  counters  the game's own counters: raw integer sums (kind = "sum") and derived metrics
+"""
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from kernels.layout import SHARE_UNIT
+from kernels.tally import M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
+from .runner import Result
+
+Z95 = 1.959963984540054
+QUANTILES = (("p05", 0.05), ("p25", 0.25), ("p50", 0.50), ("p75", 0.75), ("p95", 0.95))
+
+
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``p`` observed over ``n`` trials."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def key_columns(r: Result) -> dict:
+    j = r.job
+    d = {"game": j.game, "variant": j.variant, "players": j.players, "policies": j.policy_label}
+    d.update(j.labels)
+    return d
+
+
+def _frame(rows: list[dict]) -> pl.DataFrame:
+    return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+
+
+def histogram_tables(results: list[Result]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    score_rows, length_rows = [], []
+    for r in results:
+        k = key_columns(r)
+        acc = r.acc
+        for s in range(acc.n_seats):
+            for b in acc.score_hist[s].nonzero()[0]:
+                score_rows.append({**k, "seat": s, "score": int(b) + acc.score_lo,
+                                   "count": int(acc.score_hist[s, b])})
+        for b in acc.len_hist.nonzero()[0]:
+            length_rows.append({**k, "length": int(b) + acc.len_lo, "count": int(acc.len_hist[b])})
+    return _frame(score_rows), _frame(length_rows)
+
+
+def score_stats(scores: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Mean, sd, min, quantiles, max per seat from the (score, count) histogram.
+
+    Quantile q is the smallest score whose cumulative count reaches q * n (inverse CDF).
+    """
+    by = keys + ["seat"]
+    n = pl.col("count").sum()
+    mean = (pl.col("score") * pl.col("count")).sum() / n
+    return (
+        scores.lazy()
+        # histogram bins in score order within each seat
+        .sort(by + ["score"])
+        .group_by(by, maintain_order=True)
+        .agg(
+            mean.alias("score_mean"),
+            # sample sd from the weighted second moment
+            (((pl.col("score") - mean) ** 2 * pl.col("count")).sum() / (n - 1).clip(lower_bound=1))
+            .sqrt().alias("score_sd"),
+            pl.col("score").min().alias("score_min"),
+            *[pl.col("score").filter(pl.col("count").cum_sum() >= q * n).first().alias(name)
+              for name, q in QUANTILES],
+            pl.col("score").max().alias("score_max"),
+        )
+        .collect()
+    )
+
+
+def seat_rows(results: list[Result]) -> list[dict]:
+    rows = []
+    for r in results:
+        k = key_columns(r)
+        acc = r.acc
+        games = int(acc.misc[M_GAMES])
+        for s in range(acc.n_seats):
+            share = acc.win_units[s] / SHARE_UNIT / games if games else float("nan")
+            lo, hi = wilson(share, games)
+            places = acc.place_counts[s]
+            placed = places.sum()
+            mean_place = float((places * range(len(places))).sum() / placed) if placed else float("nan")
+            rows.append({**k, "seat": s, "policy": r.job.policies[s], "games": games,
+                         "win_share": share, "win_ci_low": lo, "win_ci_high": hi,
+                         "mean_place": mean_place})
+    return rows
+
+
+def variant_rows(results: list[Result]) -> list[dict]:
+    rows = []
+    for r in results:
+        acc = r.acc
+        games = int(acc.misc[M_GAMES])
+        S = acc.n_seats
+        shares = [acc.win_units[s] / SHARE_UNIT / games for s in range(S)] if games else [0.0] * S
+        lengths = range(acc.len_lo, acc.len_lo + len(acc.len_hist))
+        n = acc.len_hist.sum()
+        lmean = float(sum(l * c for l, c in zip(lengths, acc.len_hist)) / n) if n else float("nan")
+        lvar = float(sum(c * (l - lmean) ** 2 for l, c in zip(lengths, acc.len_hist)) / max(n - 1, 1))
+        gap_games = int(acc.misc[M_GAP_GAMES])
+        rows.append({
+            **key_columns(r), "games": games,
+            "tie_rate": acc.misc[M_TIES] / games if games else float("nan"),
+            "timeout_rate": acc.misc[M_TIMEOUTS] / games if games else float("nan"),
+            "seat0_advantage": shares[0] - 1 / S,
+            "balance": 1 - (max(shares) - min(shares)),
+            "length_mean": lmean, "length_sd": math.sqrt(lvar),
+            "leader_gap": acc.misc[M_GAP_SUM] / gap_games if gap_games else float("nan"),
+            "decisions_per_game": acc.misc[M_DECISIONS] / games if games else float("nan"),
+            "length_unit": r.job.module.LENGTH_UNIT,
+            "wall_s": r.wall,
+        })
+    return rows
+
+
+def counter_rows(results: list[Result]) -> list[dict]:
+    rows = []
+    for r in results:
+        k = key_columns(r)
+        mod = r.job.module
+        sums = {c.name: int(v) for c, v in zip(mod.COUNTERS, r.acc.counters)}
+        for name, v in sums.items():
+            rows.append({**k, "kind": "sum", "metric": name, "value": float(v)})
+        games = int(r.acc.misc[M_GAMES])
+        for name, v in mod.derived_metrics(sums, games, r.job.players, r.job.params).items():
+            rows.append({**k, "kind": "metric", "metric": name, "value": float(v)})
+    return rows
+
+
+def build_tables(results: list[Result]) -> dict[str, pl.DataFrame]:
+    """All report tables for a list of job results."""
+    key_names = list(dict.fromkeys(c for r in results for c in key_columns(r)))
+    scores, lengths = histogram_tables(results)
+    seats = _frame(seat_rows(results))
+    if scores.height:
+        seats = seats.join(score_stats(scores, key_names), on=key_names + ["seat"], how="left",
+                           nulls_equal=True)
+    return {
+        "seats": seats,
+        "variants": _frame(variant_rows(results)),
+        "scores": scores,
+        "lengths": lengths,
+        "counters": _frame(counter_rows(results)),
+    }
