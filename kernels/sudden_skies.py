@@ -1,0 +1,893 @@
+"""sudden-skies: the flush race with weather effects, 2-4 players (rulebook sudden-skies.txt).
+
+Each player holds five cards from a 52-card deck and races to reveal a flush. A turn is one
+of Reveal, Draw-and-Discard (draw the top card, put one card face down under the draw pile)
+or Weather (play any card face up out of the game; its suit acts: Wind = Diamonds,
+Sun = Hearts, Thunder = Spades, Cloud = Clubs). After a Weather turn the player's next turn
+is a forced draw-and-keep. Rulings: RULINGS.md "sudden-skies"; docs/games/sudden-skies.md.
+
+Encodings (kernels/cards.py): card = suit * 13 + rank, a hand is a 64-bit mask. The whole
+game state is one flat int64 array (``ST_*`` offsets below), so a search player can copy it
+and play forward with the same rule functions.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from . import layout, rng
+from ._jit import jit, pjit
+from .cards import (
+    CLUBS, DIAMONDS, HEARTS, N_CARDS, N_RANKS, N_SUITS, SPADES, SUIT_MASK,
+    card_name, lowest_bit, nth_bit, popcount,
+)
+from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
+from .spec import Counter, Event, Rule
+
+GAME_ID = "sudden-skies"
+VERSION = 1
+PLAYER_COUNTS = (2, 3, 4)
+LOWER_IS_BETTER = False
+LENGTH_UNIT = "turns"
+
+# ---- rules (index = slot in params) ---------------------------------------------------------
+R_TURN_CAP, R_CLOUD_SELF, R_TAKE_WIN, R_WIND_EMPTY = 0, 1, 2, 3
+WIND_RECEIVE, WIND_SKIP = 0, 1
+RULES = (
+    Rule("turn_cap", R_TURN_CAP, 400,
+         "safety cap: after this many turns without a winner the game ends as a timeout",
+         lo=1, hi=100000, ruling="RULINGS sudden-skies: turn cap in the config, default 400 turns"),
+    Rule("cloud_self", R_CLOUD_SELF, False,
+         "a Cloud (Clubs) may target the player who plays it",
+         ruling="RULINGS sudden-skies (switch): Cloud targets another player"),
+    Rule("take_win", R_TAKE_WIN, True,
+         "every policy reveals a flush as soon as it may (false: Reveal is one more offered action)",
+         ruling="RULINGS conventions: a game-winning action is always taken unless the config says not"),
+    Rule("wind_empty", R_WIND_EMPTY, "receive",
+         "Wind when a player holds no card: 'receive' = they pass nothing but still receive from "
+         "their right; 'skip' = empty-handed players are left out, cards go to the next player "
+         "on the left who holds cards",
+         choices=("receive", "skip"),
+         ruling="gap: the rules never say how a player with no card takes part in a Wind"),
+)
+
+P_RANDOM, P_HEURISTIC = 0, 1
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC}
+
+# ---- constants ----------------------------------------------------------------------------
+MAX_PLAYERS = 4
+HAND_SIZE = 5
+WIND, SUN, THUNDER, CLOUD = DIAMONDS, HEARTS, SPADES, CLUBS  # a weather card's effect = its suit
+
+# kinds of action; a set of offered kinds is a bit mask of (1 << kind)
+KIND_REVEAL, KIND_DRAW, KIND_WEATHER = 0, 1, 2
+K_REVEAL, K_DRAW, K_WEATHER = 1 << KIND_REVEAL, 1 << KIND_DRAW, 1 << KIND_WEATHER
+
+# how a game ended
+END_RUNNING, END_WIN, END_TIMEOUT, END_STALEMATE = 0, 1, 2, 3
+# why a turn passed
+PASS_NO_DRAW, PASS_NO_ACTION = 0, 1
+
+# heuristic tuning
+THREAT_LEVEL = 3        # an opponent known to hold this many of one suit is a threat
+SUN_STALE_ROUNDS = 2    # a Sun look older than this many rounds of turns is stale
+WIND_MIN_OFF = 2        # play Wind only holding this many off-suit cards (the Wind + one to pass)
+NEVER_SEEN_AGE = np.int64(1) << 39   # older than any real look (turn_cap <= 100000)
+
+# ---- state layout (one flat int64 array) ----------------------------------------------------
+ST_HAND = 0             # [4] hand masks
+ST_SKIP = 4             # [4] Thunder mark: skip your next turn
+ST_CLOUD = 8            # [4] Cloud mark: keep the next card you draw
+ST_OWE = 12             # [4] played Weather on your last turn: next turn is draw-and-keep
+ST_TURNS = 16           # [4] turns taken by each seat (skipped ones included)
+ST_KNOW = 20            # [16] KNOW[me * 4 + t]: cards `me` knows `t` holds (Sun, own Wind pass)
+ST_SEEN = 36            # [16] SEEN[me * 4 + t]: turn of me's last Sun look at t (-1 never)
+ST_PILE = 52            # [52] draw pile, a ring buffer: top at ST_PILE_TOP, ST_PILE_N cards
+ST_PILE_TOP = ST_PILE + N_CARDS
+ST_PILE_N = ST_PILE_TOP + 1
+ST_GONE = ST_PILE_N + 1         # weather pile (out of the game), a mask
+ST_TURN = ST_GONE + 1           # turns taken so far (= game length)
+ST_PLAYERS = ST_TURN + 1
+ST_WINNER = ST_PLAYERS + 1      # -1 until someone reveals
+ST_END = ST_WINNER + 1          # END_*
+ST_DECISIONS = ST_END + 1
+ST_RULES = ST_DECISIONS + 1     # copy of params
+N_RULES = len(RULES)
+ST_CTR = ST_RULES + N_RULES     # the game's counters
+
+# ---- counters (index = column offset in the result row) -------------------------------------
+(C_WINNER_TURNS, C_THUNDER, C_SUN, C_WIND, C_CLOUD, C_SKIPS, C_FORCED_KEEPS, C_WEATHER_DRAWS,
+ C_TIMEOUTS, C_STALEMATES, C_PASSES, C_DRAW_DISCARDS, C_PILE_EMPTIED) = range(13)
+C_WEATHER_BY_SUIT = C_THUNDER   # C_THUNDER + suit: Spades, Hearts, Diamonds, Clubs
+COUNTERS = (
+    Counter("winner_turns", "turns taken by the winner (its skipped turns and the reveal included)"),
+    Counter("weather_spades", "Thunder (Spades) weather cards played"),
+    Counter("weather_hearts", "Sun (Hearts) weather cards played"),
+    Counter("weather_diamonds", "Wind (Diamonds) weather cards played"),
+    Counter("weather_clubs", "Cloud (Clubs) weather cards played"),
+    Counter("skips", "turns lost to a Thunder mark"),
+    Counter("forced_keeps", "Cloud marks spent: a draw the player was forced to keep"),
+    Counter("weather_draws", "forced draw-and-keep turns after a Weather card that drew a card"),
+    Counter("timeouts", "games ended by the turn cap"),
+    Counter("stalemates", "games ended with an empty draw pile and empty hands"),
+    Counter("passes", "turns that passed with nothing to do (empty draw pile or empty hand)"),
+    Counter("draw_discards", "Draw-and-Discard turns"),
+    Counter("pile_emptied", "games in which the draw pile ran out"),
+)
+N_COUNTERS = len(COUNTERS)
+STATE_SIZE = ST_CTR + N_COUNTERS
+
+# ---- trace events -------------------------------------------------------------------------
+(E_DEAL, E_SKIP, E_FORCED_DRAW, E_PASS, E_REVEAL, E_DRAW_DISCARD, E_WEATHER, E_WIND_PASS,
+ E_SUN_VIEW, E_RESULT) = range(1, 11)
+_EFFECTS = ("thunder", "sun", "wind", "cloud")
+EVENTS = (
+    Event(E_DEAL, "deal", ("hand", "pile"), masks=("hand",)),
+    Event(E_SKIP, "skip", ("turn",)),
+    Event(E_FORCED_DRAW, "forced_draw", ("turn", "card", "cloud_spent"), cards=("card",)),
+    Event(E_PASS, "pass", ("turn", "reason"),
+          words=(("reason", ("empty draw pile", "no card and no draw")),)),
+    Event(E_REVEAL, "reveal", ("turn", "hand"), masks=("hand",)),
+    Event(E_DRAW_DISCARD, "draw_discard", ("turn", "drawn", "discarded", "cloud_spent"),
+          cards=("drawn", "discarded")),
+    Event(E_WEATHER, "weather", ("turn", "card", "effect", "target", "marked"),
+          cards=("card",), words=(("effect", _EFFECTS),)),
+    Event(E_WIND_PASS, "wind_pass", ("turn", "card", "to"), cards=("card",)),
+    Event(E_SUN_VIEW, "sun_view", ("turn", "target", "hand"), masks=("hand",)),
+    Event(E_RESULT, "result", ("length", "end", "score0", "score1", "score2", "score3"),
+          words=(("end", ("running", "win", "timeout", "stalemate")),)),
+)
+
+
+def format_card(c: int) -> str:
+    return card_name(c) if 0 <= c < N_CARDS else "-"
+
+
+def n_seats(players: int, params) -> int:
+    return players
+
+
+def extra_seats(players: int, params) -> tuple:
+    return ()
+
+
+def score_range(players: int, params) -> tuple[int, int]:
+    return 0, 1
+
+
+def length_range(players: int, params) -> tuple[int, int]:
+    return 1, int(params[R_TURN_CAP])
+
+
+def check(players: int, params) -> None:
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"sudden-skies is for 2-4 players, not {players}")
+
+
+# ---- small helpers --------------------------------------------------------------------------
+@jit
+def bit(c):
+    return np.int64(1) << c
+
+
+@jit
+def pile_draw(st):
+    """Take the top card of the draw pile; -1 when it is empty."""
+    n = st[ST_PILE_N]
+    if n == 0:
+        return -1
+    top = st[ST_PILE_TOP]
+    c = st[ST_PILE + top]
+    st[ST_PILE + top] = -1
+    st[ST_PILE_TOP] = (top + 1) % N_CARDS
+    st[ST_PILE_N] = n - 1
+    return c
+
+
+@jit
+def pile_put_under(st, c):
+    """A discard goes face down under the draw pile."""
+    n = st[ST_PILE_N]
+    st[ST_PILE + (st[ST_PILE_TOP] + n) % N_CARDS] = c
+    st[ST_PILE_N] = n + 1
+
+
+@jit
+def pile_mask(st):
+    m = np.int64(0)
+    for i in range(st[ST_PILE_N]):
+        m |= bit(st[ST_PILE + (st[ST_PILE_TOP] + i) % N_CARDS])
+    return m
+
+
+@jit
+def forget_card(st, me, c):
+    """``me`` now holds (or has seen go public) card c: nobody else holds it, as far as me knows."""
+    P = st[ST_PLAYERS]
+    for t in range(P):
+        st[ST_KNOW + me * MAX_PLAYERS + t] &= ~bit(c)
+
+
+# ---- setup ----------------------------------------------------------------------------------
+@jit
+def new_state(params, P):
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    st[ST_PLAYERS] = P
+    st[ST_WINNER] = -1
+    for i in range(MAX_PLAYERS * MAX_PLAYERS):
+        st[ST_SEEN + i] = -1
+    for i in range(N_CARDS):
+        st[ST_PILE + i] = -1
+    for r in range(N_RULES):
+        st[ST_RULES + r] = params[r]
+    return st
+
+
+@jit
+def deal(st, deck, keys, ctrs, slot):
+    """Shuffle 0..51 on the DEAL stream; deck[i] for i < 5P goes to seat i % P (one at a time,
+    clockwise from seat 0); the rest is the draw pile, deck[5P] on top."""
+    P = st[ST_PLAYERS]
+    for i in range(N_CARDS):
+        deck[i] = i
+    rng.shuffle(deck, N_CARDS, keys, ctrs, slot)
+    dealt = HAND_SIZE * P
+    for i in range(dealt):
+        st[ST_HAND + i % P] |= bit(deck[i])
+    for i in range(N_CARDS - dealt):
+        st[ST_PILE + i] = deck[dealt + i]
+    st[ST_PILE_TOP] = 0
+    st[ST_PILE_N] = N_CARDS - dealt
+
+
+# ---- the rules: legal options --------------------------------------------------------------
+@jit
+def is_flush(hand):
+    if popcount(hand) != HAND_SIZE:
+        return False
+    for u in range(N_SUITS):
+        if hand & ~SUIT_MASK[u] == 0:
+            return True
+    return False
+
+
+@jit
+def offered_kinds(st, s):
+    """Actions offered to seat s on a free turn (no skip mark, no draw owed): a bit mask.
+
+    Reveal: holding a five-card flush at the start of the turn. Draw-and-Discard: the draw
+    pile is not empty. Weather: holding a card."""
+    hand = st[ST_HAND + s]
+    m = 0
+    if is_flush(hand):
+        m |= K_REVEAL
+    if st[ST_PILE_N] > 0:
+        m |= K_DRAW
+    if hand != 0:
+        m |= K_WEATHER
+    return m
+
+
+@jit
+def discard_options(st, s, drawn):
+    """Cards seat s may discard after drawing ``drawn``: any of hand + drawn card, but only the
+    earlier cards under a Cloud mark."""
+    if st[ST_CLOUD + s]:
+        return st[ST_HAND + s]
+    return st[ST_HAND + s] | bit(drawn)
+
+
+@jit
+def weather_options(st, s):
+    return st[ST_HAND + s]
+
+
+@jit
+def n_targets(st, s, effect):
+    """Sun, Thunder, Cloud target another player (Cloud also oneself with cloud_self)."""
+    P = st[ST_PLAYERS]
+    if effect == CLOUD and st[ST_RULES + R_CLOUD_SELF]:
+        return P
+    return P - 1
+
+
+@jit
+def target_at(st, s, k):
+    """Target option k: the others clockwise from s's left, then s itself (Cloud self only)."""
+    P = st[ST_PLAYERS]
+    if k < P - 1:
+        return (s + 1 + k) % P
+    return s
+
+
+@jit
+def wind_receiver(st, p):
+    """Who receives p's Wind card: the left neighbour ('skip': the next one holding cards)."""
+    P = st[ST_PLAYERS]
+    if st[ST_RULES + R_WIND_EMPTY] == WIND_SKIP:
+        for i in range(1, P):
+            q = (p + i) % P
+            if st[ST_HAND + q]:
+                return q
+        return p
+    return (p + 1) % P
+
+
+@jit
+def wind_passers(st):
+    """Bit mask of seats that pass a card in a Wind: every seat holding cards ('skip': only when
+    at least two seats hold cards, else nobody passes)."""
+    P = st[ST_PLAYERS]
+    m = 0
+    for p in range(P):
+        if st[ST_HAND + p]:
+            m |= 1 << p
+    if st[ST_RULES + R_WIND_EMPTY] == WIND_SKIP and popcount(m) < 2:
+        return 0
+    return m
+
+
+# ---- the rules: applying one choice ----------------------------------------------------------
+@jit
+def apply_skip_turn(st, s):
+    st[ST_SKIP + s] = 0
+
+
+@jit
+def apply_forced_draw(st, s):
+    """Draw one card and keep it; -1 (turn passes) when the pile is empty. Spends a Cloud mark."""
+    st[ST_OWE + s] = 0
+    c = pile_draw(st)
+    if c >= 0:
+        st[ST_HAND + s] |= bit(c)
+        st[ST_CLOUD + s] = 0
+        forget_card(st, s, c)
+    return c
+
+
+@jit
+def apply_reveal(st, s):
+    st[ST_WINNER] = s
+    st[ST_END] = END_WIN
+
+
+@jit
+def apply_draw_discard(st, s, drawn, discard):
+    """Keep ``drawn``, put ``discard`` under the draw pile (drawn already left the pile)."""
+    st[ST_HAND + s] = (st[ST_HAND + s] | bit(drawn)) & ~bit(discard)
+    pile_put_under(st, discard)
+    st[ST_CLOUD + s] = 0
+    forget_card(st, s, drawn)
+
+
+@jit
+def apply_weather_card(st, s, card):
+    """Play ``card`` face up out of the game; s owes a draw-and-keep next turn."""
+    st[ST_HAND + s] &= ~bit(card)
+    st[ST_GONE] |= bit(card)
+    st[ST_OWE + s] = 1
+    P = st[ST_PLAYERS]
+    for me in range(P):
+        forget_card(st, me, card)
+
+
+@jit
+def apply_sun(st, s, t):
+    """s looks at t's hand (information only)."""
+    st[ST_KNOW + s * MAX_PLAYERS + t] = st[ST_HAND + t]
+    st[ST_SEEN + s * MAX_PLAYERS + t] = st[ST_TURN]
+
+
+@jit
+def apply_thunder(st, t):
+    """t skips its next turn; marks do not stack. Returns 1 when the mark is new."""
+    if st[ST_SKIP + t]:
+        return 0
+    st[ST_SKIP + t] = 1
+    return 1
+
+
+@jit
+def apply_cloud(st, t):
+    """t must keep the next card it draws; marks do not stack. Returns 1 when the mark is new."""
+    if st[ST_CLOUD + t]:
+        return 0
+    st[ST_CLOUD + t] = 1
+    return 1
+
+
+@jit
+def apply_wind(st, passes):
+    """Everyone passes at once: passes[p] = p's card (-1: p passes nothing)."""
+    P = st[ST_PLAYERS]
+    to = np.empty(MAX_PLAYERS, dtype=np.int64)
+    for p in range(P):
+        to[p] = wind_receiver(st, p) if passes[p] >= 0 else -1
+    for p in range(P):
+        if passes[p] >= 0:
+            st[ST_HAND + p] &= ~bit(passes[p])
+    for p in range(P):
+        c = passes[p]
+        if c >= 0:
+            r = to[p]
+            st[ST_HAND + r] |= bit(c)
+            forget_card(st, r, c)
+            if r != p:
+                st[ST_KNOW + p * MAX_PLAYERS + r] |= bit(c)
+    return to
+
+
+# ---- heuristic -----------------------------------------------------------------------------
+@jit
+def known_elsewhere(st, me):
+    m = np.int64(0)
+    for t in range(st[ST_PLAYERS]):
+        if t != me:
+            m |= st[ST_KNOW + me * MAX_PLAYERS + t]
+    return m
+
+
+@jit
+def h_suit_key(st, me, cards, u, elsewhere):
+    """How much ``me`` wants suit u with these cards: live suit first (5+ cards not on the
+    weather pile), then cards held, then cards not known to be gone or held by others."""
+    live = N_RANKS - popcount(st[ST_GONE] & SUIT_MASK[u])
+    held = popcount(cards & SUIT_MASK[u])
+    avail = live - popcount(elsewhere & SUIT_MASK[u] & ~cards)
+    return (1 if live >= HAND_SIZE else 0) * 1024 + held * 32 + avail
+
+
+@jit
+def h_target_suit(st, me, cards):
+    """The suit ``me`` collects: highest h_suit_key, lowest suit on ties."""
+    elsewhere = known_elsewhere(st, me)
+    best = 0
+    best_key = -1
+    for u in range(N_SUITS):
+        k = h_suit_key(st, me, cards, u, elsewhere)
+        if k > best_key:
+            best_key = k
+            best = u
+    return best
+
+
+@jit
+def h_least_useful(st, me, cards, options):
+    """The option card of the suit ``me`` wants least (h_suit_key over ``cards``), lowest code."""
+    elsewhere = known_elsewhere(st, me)
+    best = -1
+    best_key = 1 << 30
+    m = options
+    while m:
+        c = lowest_bit(m)
+        m &= m - 1
+        k = h_suit_key(st, me, cards, c // N_RANKS, elsewhere)
+        if k < best_key:
+            best_key = k
+            best = c
+    return best
+
+
+@jit
+def h_level(st, me, t):
+    """Most cards of one suit ``me`` knows t holds."""
+    k = st[ST_KNOW + me * MAX_PLAYERS + t]
+    lvl = 0
+    for u in range(N_SUITS):
+        n = popcount(k & SUIT_MASK[u])
+        if n > lvl:
+            lvl = n
+    return lvl
+
+
+@jit
+def h_known_suit(st, me, t):
+    """The suit ``me`` knows t holds most of (-1 if fewer than 2 of any)."""
+    k = st[ST_KNOW + me * MAX_PLAYERS + t]
+    best = -1
+    lvl = 1
+    for u in range(N_SUITS):
+        n = popcount(k & SUIT_MASK[u])
+        if n > lvl:
+            lvl = n
+            best = u
+    return best
+
+
+@jit
+def h_mark_target(st, me, mark):
+    """Opponent to Thunder/Cloud: not yet marked first, then nearest a flush as far as me
+    knows, then nearest clockwise from me's left."""
+    P = st[ST_PLAYERS]
+    best = (me + 1) % P
+    best_key = -1
+    for i in range(1, P):
+        t = (me + i) % P
+        k = (0 if st[mark + t] else 64) + h_level(st, me, t)
+        if k > best_key:
+            best_key = k
+            best = t
+    return best
+
+
+@jit
+def h_age(st, me, t):
+    seen = st[ST_SEEN + me * MAX_PLAYERS + t]
+    return NEVER_SEEN_AGE if seen < 0 else st[ST_TURN] - seen
+
+
+@jit
+def h_sun_target(st, me):
+    """Opponent to look at: stale knowledge first, then the leader as far as me knows, then the
+    oldest look, then nearest clockwise."""
+    P = st[ST_PLAYERS]
+    stale = SUN_STALE_ROUNDS * P
+    best = (me + 1) % P
+    best_key = -1
+    for i in range(1, P):
+        t = (me + i) % P
+        age = h_age(st, me, t)
+        k = ((16 if age > stale else 0) + h_level(st, me, t)) * (np.int64(1) << 40) + age
+        if k > best_key:
+            best_key = k
+            best = t
+    return best
+
+
+@jit
+def h_target(st, me, effect):
+    if effect == SUN:
+        return h_sun_target(st, me)
+    if effect == THUNDER:
+        return h_mark_target(st, me, ST_SKIP)
+    return h_mark_target(st, me, ST_CLOUD)
+
+
+@jit
+def heuristic_plan(st, s, kinds):
+    """(kind, weather card or -1): reveal; else a tactical Weather with an off-suit card; else
+    Draw-and-Discard; with an empty draw pile, Weather with the least useful card."""
+    if kinds & K_REVEAL:
+        return KIND_REVEAL, -1
+    hand = st[ST_HAND + s]
+    if kinds & K_WEATHER:
+        T = h_target_suit(st, s, hand)
+        off = hand & ~SUIT_MASK[T]
+        if off:
+            P = st[ST_PLAYERS]
+            spades = off & SUIT_MASK[SPADES]
+            if spades:
+                t = h_mark_target(st, s, ST_SKIP)
+                if st[ST_SKIP + t] == 0 and h_level(st, s, t) >= THREAT_LEVEL:
+                    return KIND_WEATHER, lowest_bit(spades)
+            clubs = off & SUIT_MASK[CLUBS]
+            if clubs:
+                t = h_mark_target(st, s, ST_CLOUD)
+                if st[ST_CLOUD + t] == 0 and h_level(st, s, t) >= THREAT_LEVEL:
+                    return KIND_WEATHER, lowest_bit(clubs)
+            hearts = off & SUIT_MASK[HEARTS]
+            if hearts:
+                t = h_sun_target(st, s)
+                if h_age(st, s, t) > SUN_STALE_ROUNDS * P:
+                    return KIND_WEATHER, lowest_bit(hearts)
+            diamonds = off & SUIT_MASK[DIAMONDS]
+            if diamonds and popcount(off) >= WIND_MIN_OFF:
+                return KIND_WEATHER, lowest_bit(diamonds)
+    if kinds & K_DRAW:
+        return KIND_DRAW, -1
+    return KIND_WEATHER, h_least_useful(st, s, hand, hand)
+
+
+@jit
+def heuristic_wind_card(st, p, receiver):
+    """Pass an off-suit card, avoiding the suit the receiver is known to collect."""
+    hand = st[ST_HAND + p]
+    T = h_target_suit(st, p, hand)
+    cands = hand & ~SUIT_MASK[T]
+    if cands == 0:
+        cands = hand
+    avoid = h_known_suit(st, p, receiver) if receiver != p else -1
+    elsewhere = known_elsewhere(st, p)
+    best = -1
+    best_key = 1 << 30
+    m = cands
+    while m:
+        c = lowest_bit(m)
+        m &= m - 1
+        u = c // N_RANKS
+        k = (4096 if u == avoid else 0) + h_suit_key(st, p, hand, u, elsewhere)
+        if k < best_key:
+            best_key = k
+            best = c
+    return best
+
+
+# ---- policies: one decision each --------------------------------------------------------------
+@jit
+def _pick(mask, seats, keys, ctrs, s):
+    """Random policy: uniform card of ``mask`` (ascending card code), one draw when 2+ options."""
+    n = popcount(mask)
+    if n > 1:
+        return nth_bit(mask, rng.below(keys, ctrs, s, n))
+    return lowest_bit(mask)
+
+
+@jit
+def choose_action(st, s, kinds, seats, keys, ctrs):
+    """(kind, weather card or -1) for a free turn with 2+ offered kinds or a Weather."""
+    if seats[s, 0] == P_HEURISTIC:
+        kind, card = heuristic_plan(st, s, kinds)
+        if popcount(kinds) > 1:
+            st[ST_DECISIONS] += 1
+        if kind == KIND_WEATHER and popcount(st[ST_HAND + s]) > 1:
+            st[ST_DECISIONS] += 1
+        return kind, card
+    n = popcount(kinds)
+    if n > 1:
+        st[ST_DECISIONS] += 1
+        kind = nth_bit(kinds, rng.below(keys, ctrs, s, n))
+    else:
+        kind = lowest_bit(kinds)
+    card = -1
+    if kind == KIND_WEATHER:
+        hand = weather_options(st, s)
+        if popcount(hand) > 1:
+            st[ST_DECISIONS] += 1
+        card = _pick(hand, seats, keys, ctrs, s)
+    return kind, card
+
+
+@jit
+def choose_discard(st, s, drawn, options, seats, keys, ctrs):
+    if popcount(options) > 1:
+        st[ST_DECISIONS] += 1
+    if seats[s, 0] == P_HEURISTIC:
+        return h_least_useful(st, s, st[ST_HAND + s] | bit(drawn), options)
+    return _pick(options, seats, keys, ctrs, s)
+
+
+@jit
+def choose_target(st, s, effect, seats, keys, ctrs):
+    n = n_targets(st, s, effect)
+    if n > 1:
+        st[ST_DECISIONS] += 1
+    if seats[s, 0] == P_HEURISTIC:
+        return h_target(st, s, effect)
+    if n > 1:
+        return target_at(st, s, rng.below(keys, ctrs, s, n))
+    return target_at(st, s, 0)
+
+
+@jit
+def choose_wind_card(st, p, receiver, seats, keys, ctrs):
+    hand = st[ST_HAND + p]
+    if popcount(hand) > 1:
+        st[ST_DECISIONS] += 1
+    if seats[p, 0] == P_HEURISTIC:
+        return heuristic_wind_card(st, p, receiver)
+    return _pick(hand, seats, keys, ctrs, p)
+
+
+# ---- one turn ---------------------------------------------------------------------------------
+@jit
+def _count(st, i):
+    st[ST_CTR + i] += 1
+
+
+@jit
+def take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n):
+    """Seat s takes one turn (the checks in the order RULINGS gives)."""
+    rec = ev.shape[0] > 0
+    P = st[ST_PLAYERS]
+    turn = st[ST_TURN] + 1
+    st[ST_TURN] = turn
+    st[ST_TURNS + s] += 1
+    # 1. a Thunder mark: the turn is lost (it still counts)
+    if st[ST_SKIP + s]:
+        apply_skip_turn(st, s)
+        _count(st, C_SKIPS)
+        if rec:
+            record_event(ev, ev_n, E_SKIP, s, turn)
+        return
+    # 2. a Weather card last turn: draw one and keep it, nothing else
+    if st[ST_OWE + s]:
+        cloud = st[ST_CLOUD + s]
+        c = apply_forced_draw(st, s)
+        if c >= 0:
+            _count(st, C_WEATHER_DRAWS)
+            if cloud:
+                _count(st, C_FORCED_KEEPS)
+            if rec:
+                record_event(ev, ev_n, E_FORCED_DRAW, s, turn, c, cloud)
+        else:
+            _count(st, C_PASSES)
+            if rec:
+                record_event(ev, ev_n, E_PASS, s, turn, PASS_NO_DRAW)
+        return
+    # 3. a free turn
+    kinds = offered_kinds(st, s)
+    if kinds == 0:
+        _count(st, C_PASSES)
+        if rec:
+            record_event(ev, ev_n, E_PASS, s, turn, PASS_NO_ACTION)
+        return
+    if (kinds & K_REVEAL) and st[ST_RULES + R_TAKE_WIN]:
+        kind = KIND_REVEAL
+        card = -1
+    else:
+        kind, card = choose_action(st, s, kinds, seats, keys, ctrs)
+    if kind == KIND_REVEAL:
+        if rec:
+            record_event(ev, ev_n, E_REVEAL, s, turn, st[ST_HAND + s])
+        apply_reveal(st, s)
+        return
+    if kind == KIND_DRAW:
+        cloud = st[ST_CLOUD + s]
+        drawn = pile_draw(st)
+        options = discard_options(st, s, drawn)
+        d = choose_discard(st, s, drawn, options, seats, keys, ctrs)
+        apply_draw_discard(st, s, drawn, d)
+        _count(st, C_DRAW_DISCARDS)
+        if cloud:
+            _count(st, C_FORCED_KEEPS)
+        if rec:
+            record_event(ev, ev_n, E_DRAW_DISCARD, s, turn, drawn, d, cloud)
+        return
+    # Weather
+    apply_weather_card(st, s, card)
+    effect = card // N_RANKS
+    _count(st, C_WEATHER_BY_SUIT + effect)
+    if effect == WIND:
+        if rec:
+            record_event(ev, ev_n, E_WEATHER, s, turn, card, effect, -1, 0)
+        who = wind_passers(st)
+        for p in range(P):
+            passes[p] = -1
+            if (who >> p) & 1:
+                passes[p] = choose_wind_card(st, p, wind_receiver(st, p), seats, keys, ctrs)
+        to = apply_wind(st, passes)
+        if rec:
+            for p in range(P):
+                if passes[p] >= 0:
+                    record_event(ev, ev_n, E_WIND_PASS, p, turn, passes[p], to[p])
+        return
+    t = choose_target(st, s, effect, seats, keys, ctrs)
+    marked = 0
+    if effect == SUN:
+        apply_sun(st, s, t)
+    elif effect == THUNDER:
+        marked = apply_thunder(st, t)
+    else:
+        marked = apply_cloud(st, t)
+    if rec:
+        record_event(ev, ev_n, E_WEATHER, s, turn, card, effect, t, marked)
+        if effect == SUN:
+            record_event(ev, ev_n, E_SUN_VIEW, s, turn, t, st[ST_HAND + t])
+
+
+@jit
+def all_hands_empty(st):
+    for p in range(st[ST_PLAYERS]):
+        if st[ST_HAND + p]:
+            return False
+    return True
+
+
+@jit
+def game_over(st):
+    """After a turn: a reveal wins; an empty pile with empty hands is a stalemate; the cap."""
+    if st[ST_WINNER] >= 0:
+        return True
+    if st[ST_PILE_N] == 0 and all_hands_empty(st):
+        st[ST_END] = END_STALEMATE
+        return True
+    if st[ST_TURN] >= st[ST_RULES + R_TURN_CAP]:
+        st[ST_END] = END_TIMEOUT
+        return True
+    return False
+
+
+# ---- one game --------------------------------------------------------------------------------
+@jit
+def play_one(params, seats, seed, g, out, row, ev, ev_n):
+    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+    P = seats.shape[0]
+    rec = ev.shape[0] > 0
+    # stream slots: 0..P-1 the seats' decisions, P the deal (round 0)
+    keys = np.empty(P + 1, dtype=np.uint64)
+    ctrs = np.zeros(P + 1, dtype=np.int64)
+    for s in range(P):
+        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+    keys[P] = rng.stream_key(seed, g, rng.DEAL, 0)
+    st = new_state(params, P)
+    deck = np.empty(N_CARDS, dtype=np.int64)
+    passes = np.empty(MAX_PLAYERS, dtype=np.int64)
+    deal(st, deck, keys, ctrs, P)
+    if rec:
+        for s in range(P):
+            record_event(ev, ev_n, E_DEAL, s, st[ST_HAND + s], st[ST_PILE_N])
+    s = 0
+    while True:
+        take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n)
+        if st[ST_PILE_N] == 0 and st[ST_CTR + C_PILE_EMPTIED] == 0:
+            st[ST_CTR + C_PILE_EMPTIED] = 1
+        if game_over(st):
+            break
+        s = (s + 1) % P
+    finish(st, out, row, ev, ev_n)
+
+
+@jit
+def finish(st, out, row, ev, ev_n):
+    """Score 1 for the winner, 0 otherwise; places 1 / 2 (all 1 when nobody won)."""
+    P = st[ST_PLAYERS]
+    w = st[ST_WINNER]
+    for i in range(out.shape[1]):
+        out[row, i] = 0
+    if st[ST_END] == END_TIMEOUT:
+        _count(st, C_TIMEOUTS)
+    elif st[ST_END] == END_STALEMATE:
+        _count(st, C_STALEMATES)
+    else:
+        st[ST_CTR + C_WINNER_TURNS] += st[ST_TURNS + w]
+    for s in range(P):
+        out[row, s] = 1 if s == w else 0
+        out[row, layout.col_place(P, s)] = 2 if (w >= 0 and s != w) else 1
+    out[row, col_winners(P)] = (1 << w) if w >= 0 else 0
+    out[row, col_length(P)] = st[ST_TURN]
+    out[row, col_flags(P)] = layout.FLAG_TIMEOUT if w < 0 else 0
+    out[row, col_decisions(P)] = st[ST_DECISIONS]
+    for i in range(N_COUNTERS):
+        out[row, col_counter(P, i)] = st[ST_CTR + i]
+    if ev.shape[0] > 0:
+        sc = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        for s in range(P):
+            sc[s] = out[row, s]
+        record_event(ev, ev_n, E_RESULT, w, st[ST_TURN], st[ST_END], sc[0], sc[1], sc[2], sc[3])
+
+
+# ---- bulk play and trace ----------------------------------------------------------------------
+@pjit
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in prange(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def play_games_serial(params, seats, seed, first_game, out):
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in range(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def trace_game(params, seats, seed, game_index, out, ev, ev_n):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+
+
+def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
+    """Per-variant metrics from the integer counter sums."""
+    g = max(games, 1)
+    wins = games - sums["timeouts"] - sums["stalemates"]
+    weather = sum(sums[f"weather_{u}"] for u in ("spades", "hearts", "diamonds", "clubs"))
+    m = {
+        "win_rate": wins / g,
+        "timeout_rate": sums["timeouts"] / g,
+        "stalemate_rate": sums["stalemates"] / g,
+        "winner_turns_mean": sums["winner_turns"] / wins if wins else float("nan"),
+        "weather_per_game": weather / g,
+        "skips_per_game": sums["skips"] / g,
+        "forced_keeps_per_game": sums["forced_keeps"] / g,
+        "weather_draws_per_game": sums["weather_draws"] / g,
+        "draw_discards_per_game": sums["draw_discards"] / g,
+        "passes_per_game": sums["passes"] / g,
+        "pile_emptied_rate": sums["pile_emptied"] / g,
+    }
+    for u, name in (("spades", "thunder"), ("hearts", "sun"), ("diamonds", "wind"), ("clubs", "cloud")):
+        m[f"{name}_per_game"] = sums[f"weather_{u}"] / g
+        m[f"{name}_share"] = sums[f"weather_{u}"] / weather if weather else float("nan")
+    return m
