@@ -1,0 +1,1388 @@
+"""daily-weather: the one-player map puzzle of The Daily Weather (rulebook daily-weather.txt).
+
+One seat builds a weather map for a calendar date from six two-sided Weather Cards laid over
+the Month and Date Cards. A game is one attempt: it is a win (winners mask 1) when the final
+map meets the four end requirements, and then it scores by the Day Card's condition; a failed
+map scores 0. See docs/games/daily-weather.md for every ruling, switch and the draw protocol.
+
+Encodings (all small ints):
+
+* cell kind ``type = icon * 2 + background``; icons 0..3 sun, cloud, rain, snow; backgrounds
+  0..1 plain, striped.  A pattern/scoring *symbol* is 0..5 = sun, cloud, rain, snow, plain,
+  striped: a cell matches symbol s < 4 when its icon is s, symbol s >= 4 when its background
+  is s - 4.
+* a Weather Card face ("card code") is ``card * 2 + face`` (face 0 = a, 1 = b), 0..11.
+* a cell id: Weather cells ``code * 6 + k`` (0..71), Month cells ``72 + face * 6 + k``,
+  Date cells ``84 + (card * 2 + face) * 6 + k``; ``k`` = reading order on the 2x3 face.
+* the board is ``H`` x ``W`` cells; ``top[r * W + c]`` = id of the visible cell, -1 = empty.
+  Per-kind row bit masks ``tm[type, r]`` (bit c = column c) drive every rule check.
+
+The card data is not in the contract's ``params`` slots, so the Python wrappers append it as a
+tail: ``params = [rules..., card tail]`` (``card_tail()``), built from
+``configs/daily-weather-cards.toml`` (a STAND-IN set) or any file given to ``use_cards()``.
+"""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+from numba import prange
+
+from . import layout, rng
+from ._jit import jit, pjit
+from .cards import lowest_bit, popcount
+from .spec import Counter, Event, Rule
+
+GAME_ID = "daily-weather"
+VERSION = 1
+PLAYER_COUNTS = (1,)
+LOWER_IS_BETTER = False
+LENGTH_UNIT = "placements"
+POLICIES = {"random": 0, "greedy": 1, "solver": 2}
+P_RANDOM, P_GREEDY, P_SOLVER = 0, 1, 2
+
+# ---------------------------------------------------------------- symbols and card geometry
+ICONS = ("sun", "cloud", "rain", "snow")
+BACKGROUNDS = ("plain", "striped")
+SYMBOLS = ICONS + BACKGROUNDS
+N_BGS = 2
+N_TYPES = 8
+N_SYMBOLS = 6
+MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+HOLIDAYS = ("none", "valentine", "halloween", "thanksgiving", "christmas", "birthday")
+HOLIDAY_LABEL0 = 31                 # date label of holiday h (1..5) is 31 + h
+SEASONS = ("winter", "spring", "summer", "autumn")
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+SCORE_KINDS = ("groups", "row", "column", "diagonal", "border", "largest_group")
+K_GROUPS, K_ROW, K_COLUMN, K_DIAGONAL, K_BORDER, K_LARGEST = 0, 1, 2, 3, 4, 5
+SYMBOL_ARROW = -1                   # scoring symbol "arrow": the pattern symbol of today
+
+FACE_ROWS, FACE_COLS, FACE_CELLS = 2, 3, 6
+N_WEATHER, N_WEATHER_FACES = 6, 12
+N_DATE_CARDS = 3
+N_WEEK_FACES, N_DAY_FACES = 4, 12
+MAX_WEEK_SYMBOLS = 4
+MAX_PATTERN = 6
+MAX_DIAGRAM_OFFSET = 4              # |row|, |col| of the Date Card relative to the Month Card
+HAND_SIZE = 2
+N_ROTATIONS = 4
+
+# cell ids
+MONTH_CELL0 = N_WEATHER_FACES * FACE_CELLS          # 72
+DATE_CELL0 = MONTH_CELL0 + 2 * FACE_CELLS           # 84
+N_CELL_IDS = DATE_CELL0 + 2 * N_DATE_CARDS * FACE_CELLS  # 120
+KIND_WEATHER, KIND_MONTH, KIND_DATE = 0, 1, 2
+
+# Board: a Weather Card must overlap the map, so each placement reaches at most 2 cells past it;
+# 6 placements reach 12. The Month/Date block (at most 6 x 7) sits at BASE so nothing can reach
+# the edge: the finite board plays exactly like the rulebook's infinite grid.
+H = 40
+W = 40
+BASE = 14
+FULL_ROW = (1 << W) - 1
+
+# Rotation r (clockwise quarter turns) moves face cell k = (i, j) of the 2x3 face to
+# (ROT_DR[r, k], ROT_DC[r, k]) from the rotated card's top-left (the anchor).
+ROT_DR = np.array([[0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 1, 1, 0, 0, 0], [2, 1, 0, 2, 1, 0]],
+                  dtype=np.int64)
+ROT_DC = np.array([[0, 1, 2, 0, 1, 2], [1, 1, 1, 0, 0, 0], [2, 1, 0, 2, 1, 0], [0, 0, 0, 1, 1, 1]],
+                  dtype=np.int64)
+
+# ---------------------------------------------------------------- rules (params[0 .. N_RULES))
+R_MONTH, R_DAY, R_WEEKDAY, R_HOLIDAY, R_USE_HOLIDAY, R_SEASONS, R_TAKE_WIN, R_STUCK, \
+    R_SOLVER_NODES, R_FLIPS = range(10)
+SEASONS_METEOROLOGICAL, SEASONS_ASTRONOMICAL = 0, 1
+STUCK_FAIL, STUCK_DISCARD = 0, 1
+FLIPS_COIN, FLIPS_NONE = 0, 1
+DEFAULT_SOLVER_NODES = 20000
+
+RULES = (
+    Rule("month", R_MONTH, 12, "today's month, 1..12", lo=1, hi=12, ruling="the date of play"),
+    Rule("day", R_DAY, 23, "today's day of the month", lo=1, hi=31, ruling="the date of play"),
+    Rule("weekday", R_WEEKDAY, 2, "today's weekday, 0 = Monday .. 6 = Sunday", lo=0, hi=6,
+         ruling="the date of play"),
+    Rule("holiday", R_HOLIDAY, "none", "today's holiday, if any", choices=HOLIDAYS,
+         ruling="rulebook Setup: the holiday Date Card option"),
+    Rule("use_holiday", R_USE_HOLIDAY, True,
+         "on a holiday, use the holiday cell as today's date cell instead of the number",
+         ruling="gap: the rulebook says 'may'; the player takes the option"),
+    Rule("seasons", R_SEASONS, "meteorological",
+         "season of a date: by whole months (Dec-Feb winter ...) or by solstice/equinox",
+         choices=("meteorological", "astronomical"),
+         ruling="gap: the rulebook never says where seasons start"),
+    Rule("take_win", R_TAKE_WIN, True,
+         "random and greedy take a placement that completes a winning map when one is offered",
+         ruling="RULINGS.md Conventions for all games: immediate game-winning actions"),
+    Rule("stuck", R_STUCK, "fail",
+         "when no hand card can be placed: the attempt fails, or the first hand card is discarded",
+         choices=("fail", "discard"), ruling="gap: the rulebook assumes a placement exists"),
+    Rule("solver_nodes", R_SOLVER_NODES, DEFAULT_SOLVER_NODES,
+         "solver budget: placements tried per game (a seat's arg0 > 0 overrides)", lo=1, hi=10**8,
+         ruling="RULINGS.md daily-weather: a search-based solver as an upper bound"),
+    Rule("flips", R_FLIPS, "coin",
+         "how the shuffle flips Weather Cards: each one independently with chance 1/2, or none",
+         choices=("coin", "none"), ruling="gap: 'randomly flipping some over' as a fair coin each"),
+)
+N_RULES = len(RULES)
+
+# ---------------------------------------------------------------- the card tail of params
+# cells [N_CELL_IDS] x (icon, background, kind, label)
+CELL_ICON, CELL_BG, CELL_KIND, CELL_LABEL = 0, 1, 2, 3
+CELL_FIELDS = 4
+# week faces [4] x (first date, last date, date-card row, col, n symbols, symbols[4])
+WK_LO, WK_HI, WK_DR, WK_DC, WK_NSYM, WK_SYM0 = 0, 1, 2, 3, 4, 5
+WEEK_FIELDS = WK_SYM0 + MAX_WEEK_SYMBOLS
+# day faces [12] x (season, arrow slot per weekday[7] (-1 = not this face), n pattern cells,
+# pattern (row, col)[6], score kind, score symbol, points per unit)
+DY_SEASON, DY_ARROW0, DY_NPAT, DY_PAT0 = 0, 1, 8, 9
+DY_KIND = DY_PAT0 + 2 * MAX_PATTERN
+DY_SYMBOL, DY_POINTS = DY_KIND + 1, DY_KIND + 2
+DAY_FIELDS = DY_POINTS + 1
+T_CELLS = 0
+T_WEEK = T_CELLS + N_CELL_IDS * CELL_FIELDS
+T_DAY = T_WEEK + N_WEEK_FACES * WEEK_FIELDS
+T_STANDIN = T_DAY + N_DAY_FACES * DAY_FIELDS
+TAIL_LEN = T_STANDIN + 1
+CELLS_AT = N_RULES + T_CELLS
+WEEK_AT = N_RULES + T_WEEK
+DAY_AT = N_RULES + T_DAY
+
+# ---------------------------------------------------------------- game state st[]
+(S_HAND0, S_HAND1, S_DECK0) = (0, 1, 2)              # hand slots and deck (card codes, -1 none)
+S_NEXT = S_DECK0 + N_WEATHER                         # index of the next deck card
+(S_PLACED, S_RMIN, S_RMAX, S_CMIN, S_CMAX, S_MONTH_POS, S_DATE_POS, S_FOREIGN, S_PAT_SYM,
+ S_SCORE_KIND, S_SCORE_SYM, S_POINTS, S_NPAT, S_MONTH_FACE, S_DATE_FACE, S_WEEK_FACE,
+ S_DAY_FACE, S_MONTH_R, S_MONTH_C, S_DATE_R, S_DATE_C, S_COVERED, S_DISCARDS, S_STUCK,
+ S_OPTIONS, S_DECISIONS, S_TOOK_WIN, S_LABEL) = range(S_NEXT + 1, S_NEXT + 29)
+ST_LEN = S_LABEL + 1
+N_FOREIGN = 2 * (FACE_CELLS - 1)                     # label cells that must be covered
+
+# ---------------------------------------------------------------- options
+# A placement option is one int: ((slot * 4 + rotation) * H + anchor row) * W + anchor col, so
+# sorting options numerically sorts by (hand slot, rotation, row, col). DISCARD is the forced
+# discard of the stuck = discard switch.
+MAX_OPTIONS = 4096   # >= 2 slots x 4 rotations x 48 visible cells x 6 card cells
+DISCARD = -2
+SOLVER_DEPTH = N_WEATHER + 1
+
+# end requirements, in the rulebook's order
+REQ_DATE, REQ_MONTH, REQ_PATTERN, REQ_CONNECTED = 0, 1, 2, 3
+REQUIREMENTS = ("date", "month", "pattern", "connected")
+N_REQ = 4
+
+# ---------------------------------------------------------------- counters and events
+COUNTERS = (
+    Counter("fail_date", "end: a date cell other than today's was visible"),
+    Counter("fail_month", "end: a month cell other than today's was visible"),
+    Counter("fail_pattern", "end: the seasonal weather pattern was not in the map"),
+    Counter("fail_connected", "end: the map was not connected"),
+    Counter("stuck", "times no hand card had a legal placement"),
+    Counter("placements", "Weather Cards placed"),
+    Counter("discards", "cards discarded under stuck = discard"),
+    Counter("cells_covered", "cells laid on top of an occupied cell"),
+    Counter("labels_covered", "other month/date cells covered at the end (0..10)"),
+    Counter("map_cells", "visible cells of the final map"),
+    Counter("options", "legal placements offered, summed over decisions"),
+    Counter("took_win", "last placements chosen among the winning ones (take_win)"),
+    Counter("solver_nodes", "placements the solver tried"),
+    Counter("solver_found", "the solver found a winning map"),
+    Counter("solver_complete", "the solver's search finished inside its budget (result exact)"),
+    Counter("measure", "the final map's scoring measure (win or not), before points per unit"),
+)
+C_FAIL0, C_STUCK, C_PLACEMENTS, C_DISCARDS, C_CELLS_COVERED, C_LABELS_COVERED, C_MAP_CELLS, \
+    C_OPTIONS, C_TOOK_WIN, C_SOLVER_NODES, C_SOLVER_FOUND, C_SOLVER_COMPLETE, C_MEASURE = \
+    0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+N_SEATS = 1
+N_COUNTERS = len(COUNTERS)
+
+E_SETUP, E_LAYOUT, E_DEAL, E_PLACE, E_STUCK, E_CHECK, E_SCORE, E_RESULT, E_SOLVER = range(1, 10)
+_ROT_WORDS = ("0", "90", "180", "270")
+EVENTS = (
+    Event(E_SETUP, "setup", ("month", "day", "weekday", "date_label", "month_face", "date_face",
+                             "week_face", "day_face"),
+          words=(("weekday", WEEKDAYS),)),
+    Event(E_LAYOUT, "layout", ("pattern_symbol", "score_kind", "score_symbol", "points",
+                               "date_card_row", "date_card_col", "today_month_cell",
+                               "today_date_cell"),
+          words=(("pattern_symbol", SYMBOLS), ("score_kind", SCORE_KINDS))),
+    Event(E_DEAL, "deal", ("c0", "c1", "c2", "c3", "c4", "c5"),
+          cards=("c0", "c1", "c2", "c3", "c4", "c5")),
+    Event(E_PLACE, "place", ("card", "rotation", "row", "col", "cells_covered", "labels_covered",
+                             "options", "slot"),
+          cards=("card",), words=(("rotation", _ROT_WORDS),)),
+    Event(E_STUCK, "stuck", ("hand0", "hand1", "discarded"), cards=("hand0", "hand1", "discarded")),
+    Event(E_CHECK, "check", ("date_ok", "month_ok", "pattern_ok", "connected_ok", "failed",
+                             "labels_visible")),
+    Event(E_SCORE, "score", ("measure", "points", "score", "win")),
+    Event(E_RESULT, "result", ("win", "score", "placements")),
+    Event(E_SOLVER, "solver", ("nodes", "found", "complete", "best_measure")),
+)
+
+
+def format_card(c: int) -> str:
+    """A Weather Card face: W1a .. W6b; -1 is '-'."""
+    c = int(c)
+    if c < 0:
+        return "-"
+    return f"W{c // 2 + 1}{'ab'[c % 2]}"
+
+
+# ================================================================= card data (Python side)
+CARDS_FILE = Path(__file__).resolve().parent.parent / "configs" / "daily-weather-cards.toml"
+
+
+class CardDataError(ValueError):
+    pass
+
+
+def _cell(text, where):
+    parts = str(text).strip().split("/")
+    if len(parts) != 2:
+        raise CardDataError(f"{where}: {text!r} is not 'icon/background'")
+    icon, bg = parts[0].strip().lower(), parts[1].strip().lower()
+    if icon not in ICONS:
+        raise CardDataError(f"{where}: icon {icon!r} is not one of {'|'.join(ICONS)}")
+    if bg not in BACKGROUNDS:
+        raise CardDataError(f"{where}: background {bg!r} is not one of {'|'.join(BACKGROUNDS)}")
+    return ICONS.index(icon), BACKGROUNDS.index(bg)
+
+
+def _face(card, face, where):
+    cells = card.get(face)
+    if not isinstance(cells, list) or len(cells) != FACE_CELLS:
+        raise CardDataError(f"{where} face {face}: needs a list of {FACE_CELLS} cells")
+    return cells
+
+
+def _symbol(text, where, allow_arrow=False):
+    s = str(text).strip().lower()
+    if allow_arrow and s == "arrow":
+        return SYMBOL_ARROW
+    if s not in SYMBOLS:
+        raise CardDataError(f"{where}: symbol {text!r} is not one of {'|'.join(SYMBOLS)}"
+                            + ("|arrow" if allow_arrow else ""))
+    return SYMBOLS.index(s)
+
+
+def parse_cards(data: dict) -> dict:
+    """Validate card data (a parsed TOML table); errors name the card, face and cell."""
+    cells = np.zeros((N_CELL_IDS, CELL_FIELDS), dtype=np.int64)
+    weather = data.get("weather")
+    if not isinstance(weather, list) or len(weather) != N_WEATHER:
+        raise CardDataError(f"[[weather]]: need {N_WEATHER} Weather Cards")
+    for c, card in enumerate(weather):
+        name = card.get("name", f"#{c + 1}")
+        for f, face in enumerate("ab"):
+            for k, text in enumerate(_face(card, face, f"weather card {name}")):
+                icon, bg = _cell(text, f"weather card {name} face {face} cell {k + 1}")
+                cells[(c * 2 + f) * FACE_CELLS + k] = (icon, bg, KIND_WEATHER, -1)
+    month = data.get("month")
+    if not isinstance(month, dict):
+        raise CardDataError("[month]: missing")
+    seen = {}
+    for f, face in enumerate("ab"):
+        for k, text in enumerate(_face(month, face, "month card")):
+            where = f"month card face {face} cell {k + 1}"
+            parts = str(text).split(None, 1)
+            if len(parts) != 2 or parts[0].upper() not in MONTHS:
+                raise CardDataError(f"{where}: {text!r} is not 'MON icon/background'")
+            m = MONTHS.index(parts[0].upper()) + 1
+            if m in seen:
+                raise CardDataError(f"{where}: {parts[0]} already on {seen[m]}")
+            seen[m] = where
+            icon, bg = _cell(parts[1], where)
+            cells[MONTH_CELL0 + f * FACE_CELLS + k] = (icon, bg, KIND_MONTH, m)
+    if len(seen) != 12:
+        raise CardDataError("month card: every month must appear once")
+    dates = data.get("date")
+    if not isinstance(dates, list) or len(dates) != N_DATE_CARDS:
+        raise CardDataError(f"[[date]]: need {N_DATE_CARDS} Date Cards")
+    seen = {}
+    for c, card in enumerate(dates):
+        name = card.get("name", f"#{c + 1}")
+        for f, face in enumerate("ab"):
+            for k, text in enumerate(_face(card, face, f"date card {name}")):
+                where = f"date card {name} face {face} cell {k + 1}"
+                parts = str(text).split(None, 1)
+                if len(parts) != 2:
+                    raise CardDataError(f"{where}: {text!r} is not 'label icon/background'")
+                lab = parts[0].lower()
+                if lab in HOLIDAYS[1:]:
+                    label = HOLIDAY_LABEL0 + HOLIDAYS.index(lab)
+                elif lab.isdigit() and 1 <= int(lab) <= 31:
+                    label = int(lab)
+                else:
+                    raise CardDataError(f"{where}: label {parts[0]!r} is not 1..31 or a holiday")
+                if label in seen:
+                    raise CardDataError(f"{where}: {parts[0]} already on {seen[label]}")
+                seen[label] = where
+                icon, bg = _cell(parts[1], where)
+                cells[DATE_CELL0 + (c * 2 + f) * FACE_CELLS + k] = (icon, bg, KIND_DATE, label)
+    missing = [str(d) for d in range(1, 32) if d not in seen] + \
+        [h for i, h in enumerate(HOLIDAYS[1:], 1) if HOLIDAY_LABEL0 + i not in seen]
+    if missing:
+        raise CardDataError(f"date cards: missing {', '.join(missing)}")
+    weeks = data.get("week")
+    if not isinstance(weeks, list) or len(weeks) != N_WEEK_FACES:
+        raise CardDataError(f"[[week]]: need {N_WEEK_FACES} Week Card faces")
+    week = np.full((N_WEEK_FACES, WEEK_FIELDS), -1, dtype=np.int64)
+    covered = {}
+    for i, wk in enumerate(weeks):
+        where = f"week card {wk.get('card', '?')} face {wk.get('face', '?')}"
+        lo_hi = wk.get("dates")
+        if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and 1 <= lo_hi[0] <= lo_hi[1] <= 31):
+            raise CardDataError(f"{where}: dates must be [first, last] within 1..31")
+        for d in range(lo_hi[0], lo_hi[1] + 1):
+            if d in covered:
+                raise CardDataError(f"{where}: date {d} is also on {covered[d]}")
+            covered[d] = where
+        at = wk.get("date_card_at")
+        if not (isinstance(at, list) and len(at) == 2
+                and all(isinstance(v, int) and abs(v) <= MAX_DIAGRAM_OFFSET for v in at)):
+            raise CardDataError(f"{where}: date_card_at must be [row, col] with |value| <= "
+                                f"{MAX_DIAGRAM_OFFSET}")
+        if abs(at[0]) < FACE_ROWS and abs(at[1]) < FACE_COLS:
+            raise CardDataError(f"{where}: date_card_at {at} puts the Date Card on the Month Card")
+        syms = wk.get("symbols")
+        if not (isinstance(syms, list) and 1 <= len(syms) <= MAX_WEEK_SYMBOLS):
+            raise CardDataError(f"{where}: symbols must list 1..{MAX_WEEK_SYMBOLS} symbols")
+        week[i, WK_LO], week[i, WK_HI] = lo_hi
+        week[i, WK_DR], week[i, WK_DC] = at
+        week[i, WK_NSYM] = len(syms)
+        for j, s in enumerate(syms):
+            week[i, WK_SYM0 + j] = _symbol(s, f"{where} symbol {j + 1}")
+    if len(covered) != 31:
+        raise CardDataError("week cards: every date 1..31 must be in exactly one range")
+    min_slots = int(week[:, WK_NSYM].min())
+    days = data.get("day")
+    if not isinstance(days, list) or len(days) != N_DAY_FACES:
+        raise CardDataError(f"[[day]]: need {N_DAY_FACES} Day Card faces")
+    day = np.full((N_DAY_FACES, DAY_FIELDS), -1, dtype=np.int64)
+    serves = {}
+    for i, dy in enumerate(days):
+        where = f"day card {dy.get('card', '?')} face {dy.get('face', '?')}"
+        season = str(dy.get("season", "")).lower()
+        if season not in SEASONS:
+            raise CardDataError(f"{where}: season {season!r} is not one of {'|'.join(SEASONS)}")
+        day[i, DY_SEASON] = SEASONS.index(season)
+        wds = dy.get("weekdays")
+        if not isinstance(wds, list) or not wds:
+            raise CardDataError(f"{where}: weekdays must list days (mon..sun)")
+        arrows = dy.get("arrows")
+        for wd in wds:
+            wd = str(wd).lower()
+            if wd not in WEEKDAYS:
+                raise CardDataError(f"{where}: weekday {wd!r} is not one of {'|'.join(WEEKDAYS)}")
+            key = (season, wd)
+            if key in serves:
+                raise CardDataError(f"{where}: {season} {wd} is also on {serves[key]}")
+            serves[key] = where
+            if arrows is not None:
+                if not isinstance(arrows, dict) or wd not in arrows:
+                    raise CardDataError(f"{where}: arrows has no arrow labelled {wd}")
+                slot = arrows[wd]
+            else:
+                slot = dy.get("arrow")
+            if not isinstance(slot, int) or not 0 <= slot < min_slots:
+                raise CardDataError(f"{where}: arrow for {wd} must be 0..{min_slots - 1} "
+                                    "(a Week Card symbol)")
+            day[i, DY_ARROW0 + WEEKDAYS.index(wd)] = slot
+        rows = dy.get("pattern")
+        pts = []
+        if isinstance(rows, list):
+            for r, line in enumerate(rows):
+                for c, ch in enumerate(str(line)):
+                    if ch == "#":
+                        pts.append((r, c))
+                    elif ch != ".":
+                        raise CardDataError(f"{where}: pattern row {r + 1} has {ch!r} (use # and .)")
+        if not 1 <= len(pts) <= MAX_PATTERN:
+            raise CardDataError(f"{where}: pattern must have 1..{MAX_PATTERN} cells")
+        day[i, DY_NPAT] = len(pts)
+        for j, (r, c) in enumerate(pts):
+            day[i, DY_PAT0 + 2 * j] = r
+            day[i, DY_PAT0 + 2 * j + 1] = c
+        sc = dy.get("score")
+        if not isinstance(sc, dict) or str(sc.get("kind", "")).lower() not in SCORE_KINDS:
+            raise CardDataError(f"{where}: score.kind must be one of {'|'.join(SCORE_KINDS)}")
+        day[i, DY_KIND] = SCORE_KINDS.index(str(sc["kind"]).lower())
+        day[i, DY_SYMBOL] = _symbol(sc.get("symbol", "arrow"), f"{where} score", allow_arrow=True)
+        points = sc.get("points", 1)
+        if not isinstance(points, int) or not 1 <= points <= 10:
+            raise CardDataError(f"{where}: score.points must be 1..10")
+        day[i, DY_POINTS] = points
+    missing = [f"{s} {w}" for s in SEASONS for w in WEEKDAYS if (s, w) not in serves]
+    if missing:
+        raise CardDataError(f"day cards: no face for {', '.join(missing)}")
+    standin = data.get("standin")
+    if not isinstance(standin, bool):
+        raise CardDataError("standin = true | false is required (is this the printed card set?)")
+    return {"cells": cells, "week": week, "day": day, "standin": standin,
+            "label": str(data.get("label", ""))}
+
+
+def load_cards(path=None) -> dict:
+    """Read and validate a card data file (default: the shipped STAND-IN set)."""
+    path = Path(path) if path is not None else CARDS_FILE
+    with open(path, "rb") as fh:
+        try:
+            data = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise CardDataError(f"{path}: {exc}") from None
+    return parse_cards(data)
+
+
+def tail_of(cards: dict) -> np.ndarray:
+    tail = np.zeros(TAIL_LEN, dtype=np.int64)
+    tail[T_CELLS:T_WEEK] = cards["cells"].ravel()
+    tail[T_WEEK:T_DAY] = cards["week"].ravel()
+    tail[T_DAY:T_STANDIN] = cards["day"].ravel()
+    tail[T_STANDIN] = int(cards["standin"])
+    return tail
+
+
+_CARDS: dict | None = None
+_TAIL: np.ndarray | None = None
+
+
+def use_cards(path=None) -> dict:
+    """Load a card data file as the one the wrappers append to params (validated)."""
+    global _CARDS, _TAIL
+    _CARDS = load_cards(path)
+    _TAIL = tail_of(_CARDS)
+    return _CARDS
+
+
+def cards() -> dict:
+    if _CARDS is None:
+        use_cards()
+    return _CARDS
+
+
+def card_tail() -> np.ndarray:
+    if _TAIL is None:
+        use_cards()
+    return _TAIL
+
+
+def is_standin() -> bool:
+    return bool(cards()["standin"])
+
+
+def with_cards(params) -> np.ndarray:
+    """The kernel's params: the rule values followed by the card tail (unchanged if present)."""
+    params = np.asarray(params, dtype=np.int64)
+    if params.shape[0] == N_RULES + TAIL_LEN:
+        return params
+    if params.shape[0] != N_RULES:
+        raise ValueError(f"{GAME_ID}: params must hold {N_RULES} rule values")
+    return np.concatenate((params, card_tail()))
+
+
+def default_params() -> np.ndarray:
+    return np.array([r.encode(r.default) for r in RULES], dtype=np.int64)
+
+
+# ================================================================= contract helpers
+def n_seats(players, params):
+    return N_SEATS
+
+
+def extra_seats(players, params):
+    return ()
+
+
+def score_range(players, params):
+    best = int(cards()["day"][:, DY_POINTS].max())
+    return (0, best * (2 * FACE_CELLS + N_WEATHER * FACE_CELLS))
+
+
+def length_range(players, params):
+    return (0, N_WEATHER)
+
+
+_DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+_HOLIDAY_DATES = {1: (2, 14), 2: (10, 31), 4: (12, 25)}
+
+
+def check(players, params):
+    """Cross-rule conflicts: the date must exist and a fixed holiday must fall on its date."""
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"{GAME_ID} is a one-player game")
+    p = np.asarray(params)
+    month, day, wd, hol = int(p[R_MONTH]), int(p[R_DAY]), int(p[R_WEEKDAY]), int(p[R_HOLIDAY])
+    if day > _DAYS_IN_MONTH[month - 1]:
+        raise ValueError(f"{MONTHS[month - 1]} {day} is not a date")
+    if hol in _HOLIDAY_DATES and _HOLIDAY_DATES[hol] != (month, day):
+        m, d = _HOLIDAY_DATES[hol]
+        raise ValueError(f"holiday {HOLIDAYS[hol]} is {MONTHS[m - 1]} {d}, not {MONTHS[month - 1]} {day}")
+    if hol == 3 and not (month == 11 and 22 <= day <= 28 and wd == 3):
+        raise ValueError("thanksgiving is the fourth Thursday of November (NOV 22-28, weekday 3)")
+
+
+def derived_metrics(sums, games, players, params):
+    """Per-variant metrics from integer counter sums: failure rates per requirement etc."""
+    g = max(int(games), 1)
+    s = [int(x) for x in sums]
+    out = {f"fail_{REQUIREMENTS[i]}_rate": s[C_FAIL0 + i] / g for i in range(N_REQ)}
+    out["stuck_rate"] = s[C_STUCK] / g
+    out["placements_mean"] = s[C_PLACEMENTS] / g
+    out["labels_covered_mean"] = s[C_LABELS_COVERED] / g
+    out["map_cells_mean"] = s[C_MAP_CELLS] / g
+    out["options_per_placement"] = s[C_OPTIONS] / max(s[C_PLACEMENTS], 1)
+    out["solver_nodes_mean"] = s[C_SOLVER_NODES] / g
+    out["solver_found_rate"] = s[C_SOLVER_FOUND] / g
+    out["solver_complete_rate"] = s[C_SOLVER_COMPLETE] / g
+    out["standin_cards"] = float(is_standin())
+    return out
+
+
+# ================================================================= kernel: small helpers
+@jit
+def cell_type(params, cid):
+    b = CELLS_AT + cid * CELL_FIELDS
+    return params[b + CELL_ICON] * N_BGS + params[b + CELL_BG]
+
+
+@jit
+def type_matches(t, sym):
+    """Does a cell of kind t show symbol sym (icon or background)?"""
+    if sym < 4:
+        return t // N_BGS == sym
+    return t % N_BGS == sym - 4
+
+
+@jit
+def symbol_rows(tm, sym, rows):
+    """rows[r] = bit mask of visible cells showing ``sym``."""
+    for r in range(H):
+        rows[r] = 0
+    for t in range(N_TYPES):
+        if type_matches(t, sym):
+            for r in range(H):
+                rows[r] |= tm[t, r]
+
+
+@jit
+def occupied_rows(tm, rows):
+    for r in range(H):
+        x = 0
+        for t in range(N_TYPES):
+            x |= tm[t, r]
+        rows[r] = x
+
+
+@jit
+def set_top(params, top, tm, r, c, cid):
+    """Make ``cid`` the visible cell at (r, c), keeping the kind masks in step."""
+    p = r * W + c
+    old = top[p]
+    bit = np.int64(1) << c
+    if old >= 0:
+        tm[cell_type(params, old), r] &= ~bit
+    top[p] = cid
+    if cid >= 0:
+        tm[cell_type(params, cid), r] |= bit
+
+
+@jit
+def season_of(month, day, rule):
+    """0 winter, 1 spring, 2 summer, 3 autumn."""
+    if rule == SEASONS_METEOROLOGICAL:
+        return (month % 12) // 3
+    # astronomical: spring from MAR 20, summer from JUN 21, autumn from SEP 22, winter from DEC 21
+    starts = ((3, 20), (6, 21), (9, 22), (12, 21))
+    s = 0
+    for i in range(4):
+        if month > starts[i][0] or (month == starts[i][0] and day >= starts[i][1]):
+            s = i + 1
+    return s % 4
+
+
+# ================================================================= setup
+@jit
+def setup_faces(params, st):
+    """Find today's Month, Date, Week and Day faces and today's cells (rulebook Setup)."""
+    month = params[R_MONTH]
+    day = params[R_DAY]
+    label = day
+    if params[R_HOLIDAY] > 0 and params[R_USE_HOLIDAY] == 1:
+        label = HOLIDAY_LABEL0 + params[R_HOLIDAY]
+    st[S_LABEL] = label
+    st[S_MONTH_FACE] = -1
+    st[S_DATE_FACE] = -1
+    for cid in range(MONTH_CELL0, DATE_CELL0):
+        if params[CELLS_AT + cid * CELL_FIELDS + CELL_LABEL] == month:
+            st[S_MONTH_FACE] = (cid - MONTH_CELL0) // FACE_CELLS
+            st[S_MONTH_POS] = cid            # temporarily the cell id
+    for cid in range(DATE_CELL0, N_CELL_IDS):
+        if params[CELLS_AT + cid * CELL_FIELDS + CELL_LABEL] == label:
+            st[S_DATE_FACE] = (cid - DATE_CELL0) // FACE_CELLS
+            st[S_DATE_POS] = cid
+    st[S_WEEK_FACE] = -1
+    for i in range(N_WEEK_FACES):
+        b = WEEK_AT + i * WEEK_FIELDS
+        if params[b + WK_LO] <= day <= params[b + WK_HI]:
+            st[S_WEEK_FACE] = i
+    season = season_of(month, day, params[R_SEASONS])
+    wd = params[R_WEEKDAY]
+    st[S_DAY_FACE] = -1
+    for i in range(N_DAY_FACES):
+        b = DAY_AT + i * DAY_FIELDS
+        if params[b + DY_SEASON] == season and params[b + DY_ARROW0 + wd] >= 0:
+            st[S_DAY_FACE] = i
+    wb = WEEK_AT + st[S_WEEK_FACE] * WEEK_FIELDS
+    db = DAY_AT + st[S_DAY_FACE] * DAY_FIELDS
+    st[S_PAT_SYM] = params[wb + WK_SYM0 + params[db + DY_ARROW0 + wd]]
+    st[S_SCORE_KIND] = params[db + DY_KIND]
+    sym = params[db + DY_SYMBOL]
+    st[S_SCORE_SYM] = st[S_PAT_SYM] if sym == SYMBOL_ARROW else sym
+    st[S_POINTS] = params[db + DY_POINTS]
+    st[S_NPAT] = params[db + DY_NPAT]
+
+
+@jit
+def pattern_orientations(params, st, pat):
+    """pat[o, 2k], pat[o, 2k+1]: cell k of the pattern under symmetry o (4 rotations x mirror),
+    shifted so its smallest row and column are 0."""
+    db = DAY_AT + st[S_DAY_FACE] * DAY_FIELDS
+    n = st[S_NPAT]
+    for o in range(8):
+        rmin = 1 << 20
+        cmin = 1 << 20
+        for k in range(n):
+            r = params[db + DY_PAT0 + 2 * k]
+            c = params[db + DY_PAT0 + 2 * k + 1]
+            if o >= 4:
+                c = -c
+            for _ in range(o % 4):
+                r, c = c, -r
+            pat[o, 2 * k] = r
+            pat[o, 2 * k + 1] = c
+            rmin = min(rmin, r)
+            cmin = min(cmin, c)
+        for k in range(n):
+            pat[o, 2 * k] -= rmin
+            pat[o, 2 * k + 1] -= cmin
+
+
+@jit
+def lay_label_cards(params, st, top, tm):
+    """Place the Month and Date faces as the Week Card's setup diagram shows."""
+    wb = WEEK_AT + st[S_WEEK_FACE] * WEEK_FIELDS
+    dr = params[wb + WK_DR]
+    dc = params[wb + WK_DC]
+    mr = BASE - min(0, dr)
+    mc = BASE - min(0, dc)
+    st[S_MONTH_R] = mr
+    st[S_MONTH_C] = mc
+    st[S_DATE_R] = mr + dr
+    st[S_DATE_C] = mc + dc
+    month_cid = st[S_MONTH_POS]
+    date_cid = st[S_DATE_POS]
+    for k in range(FACE_CELLS):
+        i = k // FACE_COLS
+        j = k % FACE_COLS
+        cid = MONTH_CELL0 + st[S_MONTH_FACE] * FACE_CELLS + k
+        set_top(params, top, tm, mr + i, mc + j, cid)
+        if cid == month_cid:
+            st[S_MONTH_POS] = (mr + i) * W + mc + j
+        cid = DATE_CELL0 + st[S_DATE_FACE] * FACE_CELLS + k
+        set_top(params, top, tm, mr + dr + i, mc + dc + j, cid)
+        if cid == date_cid:
+            st[S_DATE_POS] = (mr + dr + i) * W + mc + dc + j
+    st[S_RMIN] = min(mr, mr + dr)
+    st[S_RMAX] = max(mr, mr + dr) + FACE_ROWS - 1
+    st[S_CMIN] = min(mc, mc + dc)
+    st[S_CMAX] = max(mc, mc + dc) + FACE_COLS - 1
+    st[S_FOREIGN] = N_FOREIGN
+
+
+@jit
+def deal(params, seed, g, st):
+    """Shuffle the six Weather Cards (DEAL stream, round 0), then flip each (a coin per card
+    in deck order), then draw a hand of two."""
+    keys, ctrs = rng.new_streams(1)
+    keys[0] = rng.stream_key(seed, g, rng.DEAL, 0)
+    order = np.arange(N_WEATHER)
+    rng.shuffle(order, N_WEATHER, keys, ctrs, 0)
+    for i in range(N_WEATHER):
+        face = 0
+        if params[R_FLIPS] == FLIPS_COIN:
+            face = rng.below(keys, ctrs, 0, 2)
+        st[S_DECK0 + i] = order[i] * 2 + face
+    st[S_HAND0] = st[S_DECK0]
+    st[S_HAND1] = st[S_DECK0 + 1]
+    st[S_NEXT] = HAND_SIZE
+
+
+@jit
+def new_game(params, seed, g, st, top, tm, pat):
+    for i in range(ST_LEN):
+        st[i] = 0
+    for i in range(H * W):
+        top[i] = -1
+    for t in range(N_TYPES):
+        for r in range(H):
+            tm[t, r] = 0
+    setup_faces(params, st)
+    pattern_orientations(params, st, pat)
+    lay_label_cards(params, st, top, tm)
+    deal(params, seed, g, st)
+
+
+# ================================================================= placement rules
+@jit
+def cards_left(st):
+    """Weather Cards still to play: in hand plus in the deck."""
+    n = N_WEATHER - st[S_NEXT]
+    for s in range(HAND_SIZE):
+        if st[S_HAND0 + s] >= 0:
+            n += 1
+    return n
+
+
+@jit
+def opt_slot(o):
+    return o // (N_ROTATIONS * H * W)
+
+
+@jit
+def opt_rot(o):
+    return (o // (H * W)) % N_ROTATIONS
+
+
+@jit
+def opt_row(o):
+    return (o // W) % H
+
+
+@jit
+def opt_col(o):
+    return o % W
+
+
+@jit
+def legal_placements(params, st, tm, opts, cand):
+    """Every legal placement of a hand card, in (slot, rotation, row, col) order; returns count.
+
+    A placement is legal when some cell of the card lands on a visible cell with the same icon
+    and background, and no cell lands on today's month or date cell. The anchor grid is the
+    Month/Date grid and the card may take any of 4 rotations (never flipped)."""
+    n = 0
+    rlo = st[S_RMIN] - (FACE_COLS - 1)
+    rhi = st[S_RMAX]
+    mpos = st[S_MONTH_POS]
+    dpos = st[S_DATE_POS]
+    for slot in range(HAND_SIZE):
+        code = st[S_HAND0 + slot]
+        if code < 0:
+            continue
+        for rot in range(N_ROTATIONS):
+            for r in range(rlo, rhi + 1):
+                cand[r] = 0
+            for k in range(FACE_CELLS):
+                t = cell_type(params, code * FACE_CELLS + k)
+                dr = ROT_DR[rot, k]
+                dc = ROT_DC[rot, k]
+                for r in range(st[S_RMIN], st[S_RMAX] + 1):
+                    cand[r - dr] |= tm[t, r] >> dc
+            for k in range(FACE_CELLS):
+                dr = ROT_DR[rot, k]
+                dc = ROT_DC[rot, k]
+                for p in (mpos, dpos):
+                    ar = p // W - dr
+                    ac = p % W - dc
+                    if rlo <= ar <= rhi:
+                        cand[ar] &= ~(np.int64(1) << ac)
+            base = (slot * N_ROTATIONS + rot) * H
+            for r in range(rlo, rhi + 1):
+                x = cand[r]
+                while x:
+                    c = lowest_bit(x)
+                    x &= x - 1
+                    opts[n] = (base + r) * W + c
+                    n += 1
+    return n
+
+
+@jit
+def labels_under(st, top, o):
+    """Other month/date cells (still visible) that placement ``o`` would cover."""
+    code = st[S_HAND0 + opt_slot(o)]
+    rot = opt_rot(o)
+    ar = opt_row(o)
+    ac = opt_col(o)
+    n = 0
+    for k in range(FACE_CELLS):
+        cid = top[(ar + ROT_DR[rot, k]) * W + ac + ROT_DC[rot, k]]
+        if cid >= MONTH_CELL0:
+            n += 1
+    return n
+
+
+@jit
+def draw(st, slot):
+    """Refill hand ``slot`` from the deck (nothing when the deck is empty)."""
+    if st[S_NEXT] < N_WEATHER:
+        st[S_HAND0 + slot] = st[S_DECK0 + st[S_NEXT]]
+        st[S_NEXT] += 1
+    else:
+        st[S_HAND0 + slot] = -1
+
+
+@jit
+def apply_option(params, st, top, tm, o, undo):
+    """Play option ``o`` (a placement, or DISCARD) and draw; ``undo`` saves what it changed.
+    Returns the number of cells laid on occupied cells."""
+    for i in range(ST_LEN):
+        undo[FACE_CELLS + i] = st[i]
+    if o == DISCARD:
+        slot = 0 if st[S_HAND0] >= 0 else 1
+        st[S_DISCARDS] += 1
+        draw(st, slot)
+        return 0
+    slot = opt_slot(o)
+    code = st[S_HAND0 + slot]
+    rot = opt_rot(o)
+    ar = opt_row(o)
+    ac = opt_col(o)
+    covered = 0
+    for k in range(FACE_CELLS):
+        r = ar + ROT_DR[rot, k]
+        c = ac + ROT_DC[rot, k]
+        old = top[r * W + c]
+        undo[k] = old
+        if old >= 0:
+            covered += 1
+            if old >= MONTH_CELL0:
+                st[S_FOREIGN] -= 1
+        set_top(params, top, tm, r, c, code * FACE_CELLS + k)
+        st[S_RMIN] = min(st[S_RMIN], r)
+        st[S_RMAX] = max(st[S_RMAX], r)
+        st[S_CMIN] = min(st[S_CMIN], c)
+        st[S_CMAX] = max(st[S_CMAX], c)
+    st[S_COVERED] += covered
+    st[S_PLACED] += 1
+    draw(st, slot)
+    return covered
+
+
+@jit
+def undo_option(params, st, top, tm, o, undo):
+    """Take back ``apply_option(o)``."""
+    if o != DISCARD:
+        slot = opt_slot(o)
+        rot = opt_rot(o)
+        ar = opt_row(o)
+        ac = opt_col(o)
+        for k in range(FACE_CELLS - 1, -1, -1):
+            set_top(params, top, tm, ar + ROT_DR[rot, k], ac + ROT_DC[rot, k], undo[k])
+    for i in range(ST_LEN):
+        st[i] = undo[FACE_CELLS + i]
+
+
+# ================================================================= end requirements, scoring
+@jit
+def flood(mask, seen, comp):
+    """comp = the 4-connected component of ``mask`` holding the lowest cell of ``mask & ~seen``;
+    returns its size (0 when everything is seen)."""
+    start = -1
+    for r in range(H):
+        comp[r] = 0
+        if start < 0 and (mask[r] & ~seen[r]):
+            start = r
+    if start < 0:
+        return 0
+    x = mask[start] & ~seen[start]
+    comp[start] = x & -x
+    changed = True
+    while changed:
+        changed = False
+        for r in range(H):
+            grow = comp[r] | (comp[r] << 1) | (comp[r] >> 1)
+            if r > 0:
+                grow |= comp[r - 1]
+            if r < H - 1:
+                grow |= comp[r + 1]
+            grow &= mask[r]
+            if grow != comp[r]:
+                comp[r] = grow
+                changed = True
+    n = 0
+    for r in range(H):
+        n += popcount(comp[r])
+    return n
+
+
+@jit
+def components(mask, seen, comp, largest):
+    """Number of 4-connected groups of ``mask``; largest[0] = the largest group's size."""
+    for r in range(H):
+        seen[r] = 0
+    k = 0
+    largest[0] = 0
+    while True:
+        size = flood(mask, seen, comp)
+        if size == 0:
+            return k
+        k += 1
+        largest[0] = max(largest[0], size)
+        for r in range(H):
+            seen[r] |= comp[r]
+
+
+@jit
+def pattern_present(sym_rows, st, pat):
+    """The Day Card pattern under some rotation or reflection, every cell showing the symbol."""
+    n = st[S_NPAT]
+    for o in range(8):
+        for r in range(st[S_RMIN], st[S_RMAX] + 1):
+            x = FULL_ROW
+            for k in range(n):
+                rr = r + pat[o, 2 * k]
+                if rr >= H:
+                    x = 0
+                    break
+                x &= sym_rows[rr] >> pat[o, 2 * k + 1]
+                if x == 0:
+                    break
+            if x != 0:
+                return True
+    return False
+
+
+@jit
+def longest_line(m, step_r, step_c, cur):
+    """Longest run of consecutive cells of ``m`` along (step_r, step_c), step_r in {0, 1}:
+    cur[r] bit c after k rounds = a run of k+1 cells starts at (r, c)."""
+    for r in range(H):
+        cur[r] = m[r]
+    k = 0
+    while True:
+        anyset = False
+        for r in range(H):
+            if cur[r]:
+                anyset = True
+                break
+        if not anyset:
+            return k
+        k += 1
+        for r in range(H):
+            rr = r + step_r * k
+            if rr >= H:
+                cur[r] = 0
+                continue
+            nxt = m[rr]
+            sh = step_c * k
+            if sh > 0:
+                nxt = nxt >> sh if sh < 63 else 0
+            elif sh < 0:
+                nxt = (nxt << (-sh)) & FULL_ROW if -sh < 63 else 0
+            cur[r] &= nxt
+
+
+@jit
+def measure(st, tm, rows, work):
+    """The Day Card scoring measure of the visible map (before points per unit)."""
+    kind = st[S_SCORE_KIND]
+    symbol_rows(tm, st[S_SCORE_SYM], rows)
+    seen = work[0]
+    comp = work[1]
+    tmp = work[2]
+    if kind == K_GROUPS or kind == K_LARGEST:
+        big = work[3]
+        n = components(rows, seen, comp, big)
+        return n if kind == K_GROUPS else big[0]
+    if kind == K_ROW:
+        return longest_line(rows, 0, 1, tmp)
+    if kind == K_COLUMN:
+        return longest_line(rows, 1, 0, tmp)
+    if kind == K_DIAGONAL:
+        return max(longest_line(rows, 1, 1, tmp), longest_line(rows, 1, -1, tmp))
+    # border: cells with at least one of the four sides not touching another cell
+    occupied_rows(tm, tmp)
+    n = 0
+    for r in range(H):
+        inner = tmp[r] & (tmp[r] << 1) & (tmp[r] >> 1)
+        inner &= tmp[r - 1] if r > 0 else 0
+        inner &= tmp[r + 1] if r < H - 1 else 0
+        n += popcount(rows[r] & tmp[r] & ~inner)
+    return n
+
+
+@jit
+def label_visible(st, top, kind):
+    """Other month (kind 1) or date (kind 2) cells still visible."""
+    n = 0
+    if kind == KIND_MONTH:
+        r0, c0, own = st[S_MONTH_R], st[S_MONTH_C], st[S_MONTH_POS]
+    else:
+        r0, c0, own = st[S_DATE_R], st[S_DATE_C], st[S_DATE_POS]
+    for k in range(FACE_CELLS):
+        p = (r0 + k // FACE_COLS) * W + c0 + k % FACE_COLS
+        if p != own and top[p] >= MONTH_CELL0:
+            n += 1
+    return n
+
+
+@jit
+def end_checks(st, top, tm, pat, rows, work, ok):
+    """ok[REQ_*] = 1 when that end requirement holds; returns the number that fail."""
+    ok[REQ_DATE] = 1 if label_visible(st, top, KIND_DATE) == 0 else 0
+    ok[REQ_MONTH] = 1 if label_visible(st, top, KIND_MONTH) == 0 else 0
+    symbol_rows(tm, st[S_PAT_SYM], rows)
+    ok[REQ_PATTERN] = 1 if pattern_present(rows, st, pat) else 0
+    occupied_rows(tm, rows)
+    ok[REQ_CONNECTED] = 1 if components(rows, work[0], work[1], work[3]) == 1 else 0
+    fails = 0
+    for i in range(N_REQ):
+        fails += 1 - ok[i]
+    return fails
+
+
+@jit
+def finished(st):
+    return cards_left(st) == 0
+
+
+# ================================================================= policies
+# progress_key fields (bit offsets); each lower field is < 2**12
+KEY_FIELD = (1 << 12) - 1
+KEY_PIECES, KEY_PATTERN, KEY_COVERED, KEY_WON = 12, 24, 25, 30
+
+@jit
+def progress_key(st, top, tm, pat, rows, work, ok, complete):
+    """Greedy's view of a map: (all four requirements met, other labels covered, pattern
+    present, fewest pieces, scoring measure), packed into one int, larger is better."""
+    fails = end_checks(st, top, tm, pat, rows, work, ok)
+    won = 1 if (fails == 0 and complete) else 0
+    covered = N_FOREIGN - st[S_FOREIGN]
+    occupied_rows(tm, rows)
+    pieces = components(rows, work[0], work[1], work[3])
+    m = measure(st, tm, rows, work)
+    return (won << KEY_WON) | (covered << KEY_COVERED) | (ok[REQ_PATTERN] << KEY_PATTERN) \
+        | ((KEY_FIELD - min(pieces, KEY_FIELD)) << KEY_PIECES) | min(m, KEY_FIELD)
+
+
+@jit
+def wins_now(params, st, top, tm, pat, o, undo, rows, work, ok):
+    """Would placement ``o`` end the game with a winning map?"""
+    if labels_under(st, top, o) != st[S_FOREIGN]:
+        return False
+    apply_option(params, st, top, tm, o, undo)
+    won = finished(st) and end_checks(st, top, tm, pat, rows, work, ok) == 0
+    undo_option(params, st, top, tm, o, undo)
+    return won
+
+
+@jit
+def winning_options(params, st, top, tm, pat, opts, n, wins, undo, rows, work, ok):
+    """The options (in order) that end the game on a winning map; only the last card can."""
+    if cards_left(st) != 1:
+        return 0
+    k = 0
+    for i in range(n):
+        if wins_now(params, st, top, tm, pat, opts[i], undo, rows, work, ok):
+            wins[k] = opts[i]
+            k += 1
+    return k
+
+
+@jit
+def choose_random(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows, work, ok):
+    """Uniform over the legal placements: one below(n) on the seat stream; with take_win, one
+    below(#winning) over the winning ones instead when the last card can win."""
+    if params[R_TAKE_WIN] == 1:
+        k = winning_options(params, st, top, tm, pat, opts, n, wins, undo, rows, work, ok)
+        if k > 0:
+            st[S_TOOK_WIN] += 1
+            return wins[rng.below(keys, ctrs, 0, k)]
+    return opts[rng.below(keys, ctrs, 0, n)]
+
+
+@jit
+def choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows, work, ok,
+                  draw_ties):
+    """Best immediate progress_key; ties: one below(#tied) on the seat stream (or the first)."""
+    if params[R_TAKE_WIN] == 1:
+        k = winning_options(params, st, top, tm, pat, opts, n, wins, undo, rows, work, ok)
+        if k > 0:
+            st[S_TOOK_WIN] += 1
+            n = k
+            for i in range(k):
+                opts[i] = wins[i]
+    best = -1
+    nb = 0
+    for i in range(n):
+        o = opts[i]
+        apply_option(params, st, top, tm, o, undo)
+        key = progress_key(st, top, tm, pat, rows, work, ok, finished(st))
+        undo_option(params, st, top, tm, o, undo)
+        if key > best:
+            best = key
+            nb = 0
+        if key == best:
+            wins[nb] = o
+            nb += 1
+    if draw_ties:
+        return wins[rng.below(keys, ctrs, 0, nb)]
+    return wins[0]
+
+
+@jit
+def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
+    """Depth-first search over the whole game (the solver knows the shuffled deck).
+
+    Children are tried most-labels-covered first (ties in option order); a child is cut when
+    the labels still visible after it exceed 6 per card left. Every placement tried counts one
+    node; the search stops at ``budget`` nodes. Leaves are ranked by progress_key, so the best
+    winning map (highest score) beats any failing one. plan[0..info[3]) = the best line found;
+    info = [nodes, found a win, search complete, plan length, best key]."""
+    opts = np.empty((SOLVER_DEPTH, MAX_OPTIONS), dtype=np.int64)
+    cnt = np.zeros(SOLVER_DEPTH, dtype=np.int64)
+    pos = np.zeros(SOLVER_DEPTH, dtype=np.int64)
+    path = np.zeros(SOLVER_DEPTH, dtype=np.int64)
+    undos = np.empty((SOLVER_DEPTH, FACE_CELLS + ST_LEN), dtype=np.int64)
+    cand = np.zeros(H, dtype=np.int64)
+    buf = np.empty(MAX_OPTIONS, dtype=np.int64)
+    bucket = np.zeros(FACE_CELLS + 2, dtype=np.int64)
+    nodes = 0
+    best = -1
+    info[3] = 0
+    d = 0
+    cnt[0] = solver_children(params, st, top, tm, opts[0], buf, cand, bucket)
+    pos[0] = 0
+    complete = True
+    while d >= 0:
+        if pos[d] < cnt[d]:
+            if nodes >= budget:
+                complete = False
+                pos[d] = cnt[d]
+                continue
+            o = opts[d, pos[d]]
+            pos[d] += 1
+            if o != DISCARD:
+                left_after = cards_left(st) - 1
+                if st[S_FOREIGN] - labels_under(st, top, o) > FACE_CELLS * left_after:
+                    continue
+            apply_option(params, st, top, tm, o, undos[d])
+            nodes += 1
+            path[d] = o
+            leaf = finished(st)
+            if not leaf:
+                n = solver_children(params, st, top, tm, opts[d + 1], buf, cand, bucket)
+                if n == 0:
+                    leaf = True
+                else:
+                    d += 1
+                    cnt[d] = n
+                    pos[d] = 0
+                    continue
+            key = progress_key(st, top, tm, pat, rows, work, ok, finished(st))
+            if key > best:
+                best = key
+                for i in range(d + 1):
+                    plan[i] = path[i]
+                info[3] = d + 1
+            undo_option(params, st, top, tm, o, undos[d])
+        else:
+            d -= 1
+            if d >= 0:
+                undo_option(params, st, top, tm, path[d], undos[d])
+    info[0] = nodes
+    info[1] = 1 if (best >= 0 and best >> KEY_WON == 1) else 0
+    info[2] = 1 if complete else 0
+    info[4] = best
+
+
+@jit
+def solver_children(params, st, top, tm, out, buf, cand, bucket):
+    """Legal options ordered most-labels-covered first (stable); DISCARD when stuck allows it;
+    0 when stuck fails the game."""
+    n = legal_placements(params, st, tm, buf, cand)
+    if n == 0:
+        if params[R_STUCK] == STUCK_DISCARD and cards_left(st) > 0:
+            out[0] = DISCARD
+            return 1
+        return 0
+    for i in range(FACE_CELLS + 2):
+        bucket[i] = 0
+    for i in range(n):
+        bucket[FACE_CELLS - labels_under(st, top, buf[i]) + 1] += 1
+    for i in range(1, FACE_CELLS + 2):
+        bucket[i] += bucket[i - 1]
+    for i in range(n):
+        b = FACE_CELLS - labels_under(st, top, buf[i])
+        out[bucket[b]] = buf[i]
+        bucket[b] += 1
+    return n
+
+
+# ================================================================= one game
+@jit
+def face_cell(pos, r0, c0):
+    """Reading-order index (0..5) of board cell ``pos`` on the face whose top-left is (r0, c0)."""
+    return (pos // W - r0) * FACE_COLS + pos % W - c0
+
+
+@jit
+def play_one(params, seats, seed, g, out, row, ev, ev_n):
+    """Play game ``g`` for seat row 0 into ``out[row]``; record events when ``ev`` has rows."""
+    st = np.zeros(ST_LEN, dtype=np.int64)
+    top = np.empty(H * W, dtype=np.int64)
+    tm = np.zeros((N_TYPES, H), dtype=np.int64)
+    pat = np.zeros((8, 2 * MAX_PATTERN), dtype=np.int64)
+    opts = np.empty(MAX_OPTIONS, dtype=np.int64)
+    wins = np.empty(MAX_OPTIONS, dtype=np.int64)
+    cand = np.zeros(H, dtype=np.int64)
+    undo = np.empty(FACE_CELLS + ST_LEN, dtype=np.int64)
+    rows = np.zeros(H, dtype=np.int64)
+    work = np.zeros((4, H), dtype=np.int64)
+    ok = np.zeros(N_REQ, dtype=np.int64)
+    plan = np.zeros(SOLVER_DEPTH, dtype=np.int64)
+    info = np.zeros(5, dtype=np.int64)
+    new_game(params, seed, g, st, top, tm, pat)
+    keys, ctrs = rng.new_streams(1)
+    keys[0] = rng.stream_key(seed, g, rng.SEAT, 0)
+    policy = seats[0, 0]
+    tracing = ev.shape[0] > 0
+    if tracing:
+        layout.record_event(ev, ev_n, E_SETUP, 0, params[R_MONTH], params[R_DAY],
+                            params[R_WEEKDAY], st[S_LABEL], st[S_MONTH_FACE], st[S_DATE_FACE],
+                            st[S_WEEK_FACE], st[S_DAY_FACE])
+        layout.record_event(ev, ev_n, E_LAYOUT, 0, st[S_PAT_SYM], st[S_SCORE_KIND],
+                            st[S_SCORE_SYM], st[S_POINTS], st[S_DATE_R] - st[S_MONTH_R],
+                            st[S_DATE_C] - st[S_MONTH_C],
+                            face_cell(st[S_MONTH_POS], st[S_MONTH_R], st[S_MONTH_C]),
+                            face_cell(st[S_DATE_POS], st[S_DATE_R], st[S_DATE_C]))
+        layout.record_event(ev, ev_n, E_DEAL, 0, st[S_DECK0], st[S_DECK0 + 1], st[S_DECK0 + 2],
+                            st[S_DECK0 + 3], st[S_DECK0 + 4], st[S_DECK0 + 5])
+    if policy == P_SOLVER:
+        budget = seats[0, 1] if seats[0, 1] > 0 else params[R_SOLVER_NODES]
+        solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok)
+        if tracing:
+            layout.record_event(ev, ev_n, E_SOLVER, 0, info[0], info[1], info[2], info[4] & KEY_FIELD)
+    turn = 0
+    failed_stuck = False
+    while not finished(st):
+        n = legal_placements(params, st, tm, opts, cand)
+        if n == 0:
+            st[S_STUCK] += 1
+            if tracing:
+                disc = -1
+                if params[R_STUCK] == STUCK_DISCARD:
+                    disc = st[S_HAND0] if st[S_HAND0] >= 0 else st[S_HAND1]
+                layout.record_event(ev, ev_n, E_STUCK, 0, st[S_HAND0], st[S_HAND1], disc)
+            if params[R_STUCK] == STUCK_DISCARD:
+                apply_option(params, st, top, tm, DISCARD, undo)
+                if policy == P_SOLVER and turn < info[3] and plan[turn] == DISCARD:
+                    turn += 1
+                continue
+            failed_stuck = True
+            break
+        st[S_OPTIONS] += n
+        st[S_DECISIONS] += 1
+        if policy == P_RANDOM:
+            o = choose_random(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                              work, ok)
+        elif policy == P_GREEDY:
+            o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                              work, ok, True)
+        else:
+            if turn < info[3]:
+                o = plan[turn]
+            else:
+                o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo,
+                                  rows, work, ok, False)
+        turn += 1
+        code = st[S_HAND0 + opt_slot(o)]
+        lab = labels_under(st, top, o)
+        cov = apply_option(params, st, top, tm, o, undo)
+        if tracing:
+            layout.record_event(ev, ev_n, E_PLACE, 0, code, opt_rot(o),
+                                opt_row(o) - st[S_MONTH_R], opt_col(o) - st[S_MONTH_C], cov, lab,
+                                n, opt_slot(o))
+    fails = end_checks(st, top, tm, pat, rows, work, ok)
+    win = 1 if (fails == 0 and not failed_stuck) else 0
+    m = measure(st, tm, rows, work)
+    score = m * st[S_POINTS] if win == 1 else 0
+    first_failed = -1
+    for i in range(N_REQ):
+        if ok[i] == 0 and first_failed < 0:
+            first_failed = i
+    if tracing:
+        layout.record_event(ev, ev_n, E_CHECK, 0, ok[REQ_DATE], ok[REQ_MONTH], ok[REQ_PATTERN],
+                            ok[REQ_CONNECTED], first_failed, st[S_FOREIGN])
+        layout.record_event(ev, ev_n, E_SCORE, 0, m, st[S_POINTS], score, win)
+        layout.record_event(ev, ev_n, E_RESULT, 0, win, score, st[S_PLACED])
+    S = N_SEATS
+    out[row, 0] = score
+    out[row, layout.col_place(S, 0)] = 1
+    out[row, layout.col_winners(S)] = win
+    out[row, layout.col_length(S)] = st[S_PLACED]
+    out[row, layout.col_flags(S)] = 0
+    out[row, layout.col_decisions(S)] = st[S_DECISIONS]
+    for i in range(N_REQ):
+        out[row, layout.col_counter(S, C_FAIL0 + i)] = 1 - ok[i]
+    out[row, layout.col_counter(S, C_STUCK)] = st[S_STUCK]
+    out[row, layout.col_counter(S, C_PLACEMENTS)] = st[S_PLACED]
+    out[row, layout.col_counter(S, C_DISCARDS)] = st[S_DISCARDS]
+    out[row, layout.col_counter(S, C_CELLS_COVERED)] = st[S_COVERED]
+    out[row, layout.col_counter(S, C_LABELS_COVERED)] = N_FOREIGN - st[S_FOREIGN]
+    occupied_rows(tm, rows)
+    cells = 0
+    for r in range(H):
+        cells += popcount(rows[r])
+    out[row, layout.col_counter(S, C_MAP_CELLS)] = cells
+    out[row, layout.col_counter(S, C_OPTIONS)] = st[S_OPTIONS]
+    out[row, layout.col_counter(S, C_TOOK_WIN)] = st[S_TOOK_WIN]
+    out[row, layout.col_counter(S, C_SOLVER_NODES)] = info[0]
+    out[row, layout.col_counter(S, C_SOLVER_FOUND)] = info[1]
+    out[row, layout.col_counter(S, C_SOLVER_COMPLETE)] = info[2]
+    out[row, layout.col_counter(S, C_MEASURE)] = m
+
+
+_NO_EVENTS = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+
+
+@pjit
+def _play_games(params, seats, seed, first_game, out):
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    for i in prange(out.shape[0]):
+        ev_n = np.zeros(1, dtype=np.int64)
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def _play_games_serial(params, seats, seed, first_game, out):
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in range(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def _trace_game(params, seats, seed, game_index, out, ev, ev_n):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+
+
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game ..`` into the rows of ``out`` (prange over rows).
+
+    ``params`` holds the rule values; the card tail is appended here (see ``with_cards``)."""
+    _play_games(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
+                np.int64(first_game), out)
+
+
+def play_games_serial(params, seats, seed, first_game, out):
+    """``play_games`` without prange (tests: serial == parallel)."""
+    _play_games_serial(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
+                       np.int64(first_game), out)
+
+
+def trace_game(params, seats, seed, game_index, out, ev, ev_n):
+    """Play game ``game_index`` into ``out[0]`` recording events into ``ev`` (count in ev_n)."""
+    _trace_game(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
+                np.int64(game_index), out, ev, ev_n)
