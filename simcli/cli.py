@@ -12,6 +12,14 @@ from typing import Annotated, Optional
 import click
 import typer
 
+try:  # newer Typer vendors its own copy of click; its exceptions are separate classes
+    from typer._click import exceptions as _typer_click
+    _CLICK_ERRORS = (click.exceptions.ClickException, _typer_click.ClickException)
+    _ABORTS = (click.exceptions.Abort, getattr(_typer_click, "Abort", click.exceptions.Abort))
+except ImportError:  # pragma: no cover - older Typer uses click itself
+    _CLICK_ERRORS = (click.exceptions.ClickException,)
+    _ABORTS = (click.exceptions.Abort,)
+
 from . import config as cfg
 from .errors import SimError
 
@@ -196,6 +204,17 @@ def bench_cmd(
                    f"{r['games_per_s']:>12,.0f} {r['decisions_per_s']:>14,.0f}")
 
 
+def _one_line(e) -> str:
+    """A usage error as one line that names the option, e.g. "invalid value for --games: ..."."""
+    msg = " ".join(e.format_message().split())
+    param = getattr(e, "param", None)
+    if param is not None and getattr(param, "opts", None):
+        name = "/".join(param.opts)
+        if name not in msg:
+            msg = f"invalid value for {name}: {msg}"
+    return msg
+
+
 def main() -> None:
     """Console entry point: domain and usage errors become one line and exit code 2."""
     try:
@@ -203,12 +222,12 @@ def main() -> None:
     except SimError as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)
-    except click.exceptions.Abort:
+    except _ABORTS:
         typer.echo("aborted", err=True)
         sys.exit(130)
-    except click.exceptions.ClickException as e:
-        typer.echo(f"error: {e.format_message()}", err=True)
-        sys.exit(e.exit_code if e.exit_code else 2)
+    except _CLICK_ERRORS as e:
+        typer.echo(f"error: {_one_line(e)}", err=True)
+        sys.exit(2)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)

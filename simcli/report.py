@@ -18,7 +18,8 @@ from kernels.tally import M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, 
 from .runner import Result
 
 Z95 = 1.959963984540054
-QUANTILES = (("p05", 0.05), ("p25", 0.25), ("p50", 0.50), ("p75", 0.75), ("p95", 0.95))
+QUANTILES = (("score_p05", 0.05), ("score_p25", 0.25), ("score_p50", 0.50), ("score_p75", 0.75),
+             ("score_p95", 0.95))
 
 
 def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
