@@ -267,12 +267,12 @@ def beats(c, best, led_suit):
     return cs == led_suit and c > best
 
 
-@jit
+@jit(inline="always")
 def next_seat(st, s):
     return (s + 1) % st[S_SEATS]
 
 
-@jit
+@jit(inline="always")
 def is_rival(st, s):
     return s == st[S_RIVAL]
 
@@ -308,13 +308,13 @@ def init_game(st, players, market_on):
 
 
 # ---- Phase 1: Investment --------------------------------------------------------------------
-@jit
+@jit(inline="always")
 def can_invest(st, s):
     """At least 1 Reputation and Market Spend below 3 (the Rival never invests)."""
     return (not is_rival(st, s)) and st[S_REP + s] >= INVEST_COST and st[S_SPEND + s] < SPEND_MAX
 
 
-@jit
+@jit(inline="always")
 def apply_invest(st, s):
     st[S_REP + s] -= INVEST_COST
     st[S_SPEND + s] = SPEND_MAX
@@ -366,24 +366,24 @@ def draw_deck_mask(st):
 
 
 # ---- Phase 3: The Bid -----------------------------------------------------------------------
-@jit
+@jit(inline="always")
 def max_bid(st):
     """Bids run 0 .. tricks in the round (10 or 13)."""
     return st[S_HAND_SIZE]
 
 
-@jit
+@jit(inline="always")
 def apply_bid(st, s, b):
     st[S_BID + s] = b
 
 
 # ---- Phase 4: The Market --------------------------------------------------------------------
-@jit
+@jit(inline="always")
 def draw_deck_size(st):
     return st[S_DECK_END] - st[S_DECK_TOP]
 
 
-@jit
+@jit(inline="always")
 def market_actions(st, s):
     """Bit mask of the offered actions: Pass always; Draw / Buy when at least one card could be
     taken (Market Spend >= 1 and the Draw Deck / the Market not empty)."""
@@ -398,21 +398,21 @@ def market_actions(st, s):
     return m
 
 
-@jit
+@jit(inline="always")
 def cards_available(st, action):
     if action == A_DRAW:
         return draw_deck_size(st)
     return popcount(st[S_MARKET])
 
 
-@jit
+@jit(inline="always")
 def cards_taken(st, action, k):
     """Resource limits: take k, or what is there when fewer cards are available."""
     n = cards_available(st, action)
     return k if k < n else n
 
 
-@jit
+@jit(inline="always")
 def draw_top(st, s):
     """Draw k: take the Draw Deck's top card into hand, paying 1 Market Spend; returns it."""
     c = st[S_DRAW_DECK + st[S_DECK_TOP]]
@@ -423,7 +423,7 @@ def draw_top(st, s):
     return c
 
 
-@jit
+@jit(inline="always")
 def buy_card(st, s, c):
     """Buy k: take one face-up card c from the Market, paying 1 Market Spend."""
     st[S_MARKET] &= ~(ONE << c)
@@ -431,7 +431,7 @@ def buy_card(st, s, c):
     st[S_SPEND + s] -= 1
 
 
-@jit
+@jit(inline="always")
 def discard_to_market(st, s, c):
     """After taking, discard the same number of cards from hand face up into the Market."""
     st[S_HAND + s] &= ~(ONE << c)
@@ -470,7 +470,7 @@ def rival_deck_at(st, i):
     return st[S_RIVAL_DECK + i] if i < st[S_RIVAL_END] else -1
 
 
-@jit
+@jit(inline="always")
 def rival_flip(st):
     c = st[S_RIVAL_DECK + st[S_RIVAL_TOP]]
     st[S_RIVAL_DECK + st[S_RIVAL_TOP]] = -1
@@ -498,7 +498,7 @@ def rival_choose(first, second, led_suit):
 
 
 # ---- Phase 5: Tricks ------------------------------------------------------------------------
-@jit
+@jit(inline="always")
 def play_card(st, s, c):
     """Put card c (from seat s) into the trick; the first card sets the led suit."""
     st[S_HAND + s] &= ~(ONE << c)
@@ -510,7 +510,7 @@ def play_card(st, s, c):
         st[S_BEST_SEAT] = s
 
 
-@jit
+@jit(inline="always")
 def start_trick(st, leader):
     st[S_LEADER] = leader
     st[S_LED_SUIT] = -1
@@ -519,7 +519,7 @@ def start_trick(st, leader):
         st[S_PLAYED + s] = -1
 
 
-@jit
+@jit(inline="always")
 def finish_trick(st):
     """The winner collects the trick and leads the next; returns the winner."""
     w = st[S_BEST_SEAT]
@@ -577,7 +577,7 @@ def outcome(st):
 
 
 # ---- policies -----------------------------------------------------------------------------
-@jit
+@jit(inline="always")
 def pick(st, keys, ctrs, s, n):
     """One random decision of seat s among n options: one below(n) if n >= 2, else 0."""
     st[S_DECISIONS] += 1
@@ -778,6 +778,7 @@ def market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n):
             else:
                 mk = st[S_MARKET]
                 if heur:
+                    st[S_DECISIONS] += 1
                     c = want_take
                 else:
                     c = nth_bit(mk, pick(st, keys, ctrs, s, popcount(mk)))
@@ -812,7 +813,7 @@ def market_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
         market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n)
 
 
-@jit
+@jit(inline="always")
 def seat_play(st, keys, ctrs, seats, s, ev, ev_n):
     """The card seat s plays to the current trick (the Rival flips from its deck)."""
     if is_rival(st, s):
