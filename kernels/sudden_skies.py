@@ -712,8 +712,9 @@ def take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n):
             record_event(ev, ev_n, E_PASS, s, turn, PASS_NO_ACTION)
         return
     if (kinds & K_REVEAL) and st[ST_RULES + R_TAKE_WIN]:
-        kind = KIND_REVEAL
+        kind = KIND_REVEAL      # always taken; counted as the seat's one decision this turn
         card = -1
+        st[ST_DECISIONS] += 1
     else:
         kind, card = choose_action(st, s, kinds, seats, keys, ctrs)
     if kind == KIND_REVEAL:
@@ -806,15 +807,21 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     if rec:
         for s in range(P):
             record_event(ev, ev_n, E_DEAL, s, st[ST_HAND + s], st[ST_PILE_N])
-    s = 0
+    play_from(st, 0, seats, keys, ctrs, passes, ev, ev_n)
+    finish(st, out, row, ev, ev_n)
+
+
+@jit
+def play_from(st, s, seats, keys, ctrs, passes, ev, ev_n):
+    """Turns from seat s clockwise until the game is over (also for hand-built states)."""
+    P = st[ST_PLAYERS]
     while True:
         take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n)
-        if st[ST_PILE_N] == 0 and st[ST_CTR + C_PILE_EMPTIED] == 0:
+        if st[ST_PILE_N] == 0:
             st[ST_CTR + C_PILE_EMPTIED] = 1
         if game_over(st):
-            break
+            return
         s = (s + 1) % P
-    finish(st, out, row, ev, ev_n)
 
 
 @jit

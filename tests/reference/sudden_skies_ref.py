@@ -131,7 +131,8 @@ class Game:
             self.counters["passes"] += 1
             self.log.append(("pass", s))
             return
-        if flush and self.rules.take_win:
+        if flush and self.rules.take_win:     # always taken, still counted as a decision
+            self.decisions += 1
             self.winner = s
             self.log.append(("reveal", s))
             return
