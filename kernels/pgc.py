@@ -1,0 +1,1000 @@
+"""pgc ("Five Three Five"): a meld-climbing shedding game for 2-6 players (rulebook pgc.txt).
+
+The rulebook copy is damaged; ``docs/games/pgc.md`` lists every ruling taken from RULINGS.md
+and every gap switch. Summary: each round the players shed their hands by Leading,
+Overwriting or Adding to the Central Meld (or Passing); the first to empty their hand ends
+the round and every other player scores the points of the cards they still hold. The game
+ends after a round in which someone reaches ``target`` points (2 players: after two rounds,
+"two hands"); the fewest points wins, ties share.
+
+Encodings
+---------
+* A card is its rank index ``r`` in 0..12 for the numbers ``NUMBER[r]`` = 1-5, 7-9, 11-15
+  (there is no 6 or 10). Higher index = stronger single. Two ranks are consecutive when
+  their numbers differ by one (``NEXT_OK``): 5-7 and 9-11 are not.
+* A hand is 13 counts (copies of each rank) inside the flat game state ``st``.
+* A meld is ``(kind, low, size)``: SINGLE (size 1), SET (``size`` copies of rank ``low``) or
+  RUN (ranks ``low .. low+size-1``).
+* An action is one int: ``type | kind << 2 | low << 4 | size << 8`` (``pack_action``); for an
+  Add, ``(kind, low, size)`` is the Central Meld it *results in* (the cards played are the
+  difference), so each distinct Add is one action. PASS is ``A_PASS``.
+* Trace masks: a multiset of cards is the bit mask with bit ``copy * 13 + rank`` set for the
+  first ``min(count, 4)`` copies; a 5th copy (5-6 players) goes to a separate ``fifth`` mask
+  with bit ``rank``. ``format_card(bit)`` writes ``NUMBER[bit % 13]``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from . import layout, rng
+from ._jit import jit, pjit
+from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
+from .spec import Counter, Event, Rule
+
+GAME_ID = "pgc"
+VERSION = 1
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+LOWER_IS_BETTER = True
+LENGTH_UNIT = "turns"      # one turn = one decision: a Lead, Overwrite, Add or Pass
+
+# ---- rules (index = slot in params) ---------------------------------------------------------
+(R_POINTS, R_RUN_ORDER, R_PASS_LOCKS, R_EIGHT, R_NEXT_LEAD, R_TARGET, R_TWO_P_END,
+ R_OVERWRITE_UP, R_EXTRA_DEAL, R_MAX_ROUNDS, R_RANDOM_WIN) = range(11)
+POINTS_TABLES = ("standin", "flat", "face")
+PT_STANDIN, PT_FLAT, PT_FACE = 0, 1, 2
+RUN_LOW, RUN_HIGH = 0, 1
+EIGHT_CLEAR, EIGHT_NONE = 0, 1
+LEAD_ROTATE, LEAD_WINNER = 0, 1
+END_TWO_HANDS, END_TARGET = 0, 1
+WIN_GAME, WIN_ROUND, WIN_OFF = 0, 1, 2
+RULES = (
+    Rule("points", R_POINTS, "standin",
+         "card points table: standin = 1-5 one point, 7-9 two, 11-15 three (a STAND-IN: the "
+         "printed values are lost); flat = 1 per card; face = the card's number",
+         choices=POINTS_TABLES,
+         ruling="RULINGS pgc (switch): stand-in table 1/2/3; reports must say it is a stand-in"),
+    Rule("run_order", R_RUN_ORDER, "low",
+         "run strength: low = the lower run is stronger (2-3-4 beats 3-4-5); high = the higher",
+         choices=("low", "high"), ruling="RULINGS pgc (switch, confirmed): the lower run wins"),
+    Rule("pass_locks_out", R_PASS_LOCKS, True,
+         "a player who passes is out until the trick ends (false: may play again; the trick "
+         "then ends when all other players pass in a row)",
+         ruling="RULINGS pgc (switch, confirmed)"),
+    Rule("eight_rule", R_EIGHT, "clear",
+         "Rule of 8's: clear = a Lead, Overwrite or Add putting an 8 into the Central Meld ends "
+         "the trick and that player leads next; none = 8 is an ordinary card",
+         choices=("clear", "none"), ruling="RULINGS pgc (switch): the 8-cut convention"),
+    Rule("next_lead", R_NEXT_LEAD, "rotate",
+         "first lead of later rounds: rotate = clockwise from seat 0; winner = who went out",
+         choices=("rotate", "winner"), ruling="RULINGS pgc (switch)"),
+    Rule("target", R_TARGET, 20, "the game ends after a round in which someone has this many "
+         "points (Shorter Game: 10)", lo=1, hi=200, ruling="rulebook: 20; Shorter Game 10"),
+    Rule("two_player_end", R_TWO_P_END, "two-hands",
+         "2 players only: two-hands = exactly two rounds, fewest total wins; target = play to "
+         "`target` like 3-6 players (PGC 20 Points)", choices=("two-hands", "target"),
+         ruling="RULINGS pgc: 2p base game is two hands = two rounds"),
+    Rule("overwrite_up", R_OVERWRITE_UP, False,
+         "PGC Overwrite: an Overwrite may also use a larger meld (any 2-3 cards beat a single, "
+         "any 3 cards beat 2), and then the type may change", ruling="rulebook variant"),
+    Rule("extra_deal", R_EXTRA_DEAL, False, "Extra Card Deal (3 players only): 16 cards each",
+         ruling="rulebook variant; RULINGS pgc: 16 each, 4 undealt"),
+    Rule("max_rounds", R_MAX_ROUNDS, 100, "safety cap on rounds: a game reaching it without "
+         "ending is a timeout with no winner", lo=1, hi=1000,
+         ruling="RULINGS conventions: hard safety cap"),
+    Rule("random_win", R_RANDOM_WIN, "game",
+         "what the random policy always takes when offered: game = a play that goes out and "
+         "thereby ends the game with this seat among the winners; round = any play that goes "
+         "out; off = nothing (pure uniform)", choices=("game", "round", "off"),
+         ruling="gap: RULINGS conventions make every policy take an immediate game-winning "
+                "action; in pgc only going out can end the game, and it wins only when the "
+                "scoring that follows ends the game with this seat fewest"),
+)
+
+P_RANDOM, P_HEURISTIC = 0, 1
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC}
+
+# ---- cards ----------------------------------------------------------------------------------
+N_RANKS = 13
+NUMBER = np.array([1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 15], dtype=np.int64)
+RANK_OF_NUMBER = {int(n): r for r, n in enumerate(NUMBER)}
+EIGHT = 6                                   # rank index of the number 8
+# NEXT_OK[r] = 1 when rank r+1 is the next number after rank r (no 6 or 10 in the deck)
+NEXT_OK = np.array([int(r + 1 < N_RANKS and NUMBER[r + 1] == NUMBER[r] + 1)
+                    for r in range(N_RANKS)], dtype=np.int64)
+# points per rank, one row per table (POINTS_TABLES order)
+POINTS = np.array([
+    [1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3],
+    [1] * N_RANKS,
+    list(NUMBER),
+], dtype=np.int64)
+
+# deal chart by player count: copies of each rank, cards per hand, hands per player
+COPIES = np.array([0, 0, 4, 4, 4, 5, 5], dtype=np.int64)
+HAND_SIZE = np.array([0, 0, 12, 13, 12, 12, 10], dtype=np.int64)
+EXTRA_DEAL_HAND = 16
+TWO_P_HANDS = 2                             # 2 players: two hands each, the second set aside
+TWO_HANDS_ROUNDS = 2                        # 2p base game: "two hands" = two rounds
+MAX_DECK = 65
+MAX_PLAYERS = 6
+
+# ---- melds and actions -----------------------------------------------------------------------
+K_SINGLE, K_SET, K_RUN = 0, 1, 2
+KIND_NAMES = ("single", "set", "run")
+MAX_PLAY = 3                                # a Lead or Overwrite plays 1-3 cards; an Add 1-3
+MAX_MELD = 5                                # the Central Meld holds at most 5 cards
+FULL_RUN = 5                                # an Add making a 5-card run ends the trick
+NO_OVERWRITE_FROM = 4                       # no Overwrite onto a Central Meld of 4+ cards
+A_LEAD, A_OVERWRITE, A_ADD, A_PASS = 0, 1, 2, 3
+ACTION_NAMES = ("lead", "overwrite", "add", "pass")
+MAX_ACTIONS = 96
+# RUN_STARTS[size]: bit ``low`` set when ranks low .. low+size-1 are consecutive numbers
+RUN_STARTS = np.zeros(MAX_MELD + 1, dtype=np.int64)
+for _size in range(2, MAX_MELD + 1):
+    for _low in range(N_RANKS - _size + 1):
+        if all(NEXT_OK[_r] for _r in range(_low, _low + _size - 1)):
+            RUN_STARTS[_size] |= 1 << _low
+
+
+@jit
+def pack_action(typ, kind, low, size):
+    return typ | (kind << 2) | (low << 4) | (size << 8)
+
+
+@jit
+def act_type(a):
+    return a & 3
+
+
+@jit
+def act_kind(a):
+    return (a >> 2) & 3
+
+
+@jit
+def act_low(a):
+    return (a >> 4) & 15
+
+
+@jit
+def act_size(a):
+    return a >> 8
+
+
+# trick-end causes (0 = the trick goes on)
+T_ON, T_PASSES, T_FULL_SET, T_FULL_RUN, T_EIGHT, T_OUT = 0, 1, 2, 3, 4, 5
+CAUSE_NAMES = ("on", "passes", "full_set", "full_run", "eight", "out")
+
+# ---- flat game state ------------------------------------------------------------------------
+S_PLAYERS = 0       # number of players
+S_ROUND = 1         # current round, 0-based
+S_TO_ACT = 2        # seat to act
+S_LAST = 3          # last seat to play a card to the Central Meld this trick (-1 none)
+S_C_KIND = 4        # Central Meld kind (-1 = empty)
+S_C_LOW = 5         # Central Meld low rank (-1 = empty)
+S_C_SIZE = 6        # Central Meld size (0 = empty)
+S_N_PASSED = 7      # players locked out by a pass this trick
+S_PASS_RUN = 8      # passes in a row since the last play (pass_locks_out = false)
+S_OUT = 9           # seat that went out this round (-1 = round goes on)
+S_COPIES = 10       # copies of each rank in the deck (4 or 5)
+PASSED = 16         # [PASSED + seat]: 1 when locked out this trick
+SCORE = PASSED + MAX_PLAYERS            # [SCORE + seat]: points so far
+N_HELD = SCORE + MAX_PLAYERS            # [N_HELD + seat]: cards in the hand in play
+RESERVE_ON = N_HELD + MAX_PLAYERS       # [RESERVE_ON + seat]: 1 while the 2p second hand waits
+HAND = RESERVE_ON + MAX_PLAYERS         # [HAND + seat*13 + rank]: counts of the hand in play
+RESERVE = HAND + MAX_PLAYERS * N_RANKS  # [RESERVE + seat*13 + rank]: the 2p second hand
+STATE_SIZE = RESERVE + MAX_PLAYERS * N_RANKS
+
+# ---- counters (index = column offset in the result row) -------------------------------------
+(C_ROUNDS, C_TRICKS, C_PLAYS, C_LEAD, C_OVERWRITE, C_ADD, C_PASS, C_END_PASSES, C_END_FULL_SET,
+ C_END_FULL_RUN, C_END_EIGHT, C_END_OUT, C_POINTS_LEFT, C_NONWINNERS, C_PICKUPS,
+ C_OVERWRITE_UP) = range(16)
+C_OUT_FIRST = 16                            # 6 counters: rounds in which seat s went out first
+COUNTERS = (
+    Counter("rounds", "rounds played"),
+    Counter("tricks", "tricks played (each starts with a Lead)"),
+    Counter("plays", "card plays: Leads + Overwrites + Adds"),
+    Counter("act_lead", "Lead actions"),
+    Counter("act_overwrite", "Overwrite actions"),
+    Counter("act_add", "Add actions"),
+    Counter("act_pass", "Pass actions"),
+    Counter("end_passes", "tricks ended by all but one passing"),
+    Counter("end_full_set", "tricks ended by an Add completing a set (4, or 5 at 5-6p)"),
+    Counter("end_full_run", "tricks ended by an Add completing a 5-card run"),
+    Counter("end_eight", "tricks ended by the Rule of 8's"),
+    Counter("end_out", "tricks cut short by a player going out (no other cause)"),
+    Counter("points_left", "points scored by non-winners of rounds (sum)"),
+    Counter("nonwinner_rounds", "(round, player who did not go out) pairs"),
+    Counter("pickups", "2p: second hands picked up"),
+    Counter("overwrite_up", "Overwrites with a larger meld (PGC Overwrite)"),
+) + tuple(Counter(f"out_first_seat{s}", f"rounds in which seat {s} went out") for s in range(6))
+N_COUNTERS = len(COUNTERS)
+
+# ---- trace events -------------------------------------------------------------------------
+(E_ROUND, E_DEAL, E_PLAY, E_PASS, E_TRICK, E_PICKUP, E_OUT, E_SCORE, E_FINAL) = range(1, 10)
+_ACTION_WORDS = ("action", ACTION_NAMES)
+_KIND_WORDS = ("kind", KIND_NAMES)
+EVENTS = (
+    Event(E_ROUND, "round", ("round", "leader")),
+    Event(E_DEAL, "deal", ("round", "hand_no", "cards", "fifth", "n_cards"),
+          masks=("cards", "fifth")),
+    Event(E_PLAY, "play", ("action", "cards", "kind", "low", "size", "left", "choice", "options"),
+          masks=("cards",), cards=("low",), words=(_ACTION_WORDS, _KIND_WORDS)),
+    Event(E_PASS, "pass", ("choice", "options")),
+    Event(E_TRICK, "trick_end", ("round", "cause", "next_leader"),
+          words=(("cause", CAUSE_NAMES),)),
+    Event(E_PICKUP, "pickup", ("round", "cards", "fifth", "n_cards"), masks=("cards", "fifth")),
+    Event(E_OUT, "out", ("round",)),
+    Event(E_SCORE, "round_score", ("round", "points", "total", "cards_left")),
+    Event(E_FINAL, "final", ("score", "place", "winner", "timeout")),
+)
+
+
+def format_card(c: int) -> str:
+    """Cards are written as their numbers; mask bits ``copy*13 + rank`` decode the same way."""
+    return str(int(NUMBER[int(c) % N_RANKS]))
+
+
+def n_seats(players: int, params) -> int:
+    return players
+
+
+def extra_seats(players: int, params) -> tuple:
+    return ()
+
+
+def _hand_size(players: int, params) -> int:
+    if players == 3 and int(params[R_EXTRA_DEAL]):
+        return EXTRA_DEAL_HAND
+    return int(HAND_SIZE[players])
+
+
+def _fixed_rounds(players: int, params) -> int:
+    """Rounds of a fixed-length game (2p two hands), 0 when the game plays to ``target``."""
+    if players == 2 and int(params[R_TWO_P_END]) == END_TWO_HANDS:
+        return TWO_HANDS_ROUNDS
+    return 0
+
+
+def _max_round_points(players: int, params) -> int:
+    """The most points one player can be left holding at a round's end."""
+    cards = _hand_size(players, params) * (TWO_P_HANDS if players == 2 else 1)
+    per_rank = sorted(POINTS[int(params[R_POINTS])].tolist(), reverse=True)
+    copies = int(COPIES[players])
+    total = 0
+    for p in per_rank:
+        take = min(copies, cards)
+        total += take * p
+        cards -= take
+    return total
+
+
+def _max_game_rounds(players: int, params) -> int:
+    """Rounds a game can last: every non-winner scores >= 1 point a round, so playing to T
+    ends by round n(T-1)/(n-1) + 1; capped by ``max_rounds``."""
+    cap = int(params[R_MAX_ROUNDS])
+    fixed = _fixed_rounds(players, params)
+    if fixed:
+        return min(cap, fixed)
+    t = int(params[R_TARGET])
+    return min(cap, (players * (t - 1)) // (players - 1) + 1)
+
+
+def score_range(players: int, params) -> tuple[int, int]:
+    per = _max_round_points(players, params)
+    rounds = _max_game_rounds(players, params)
+    if _fixed_rounds(players, params):
+        return 0, rounds * per
+    return 0, min(rounds * per, int(params[R_TARGET]) - 1 + per)
+
+
+def length_range(players: int, params) -> tuple[int, int]:
+    """Turns: every turn plays >= 1 card or passes, and at most players-1 passes come between
+    two plays, so a round has at most players * (cards dealt) turns."""
+    dealt = _hand_size(players, params) * players * (TWO_P_HANDS if players == 2 else 1)
+    return 1, _max_game_rounds(players, params) * players * dealt
+
+
+def check(players: int, params) -> None:
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"pgc plays 2-6 players, not {players}")
+    if int(params[R_EXTRA_DEAL]) and players != 3:
+        raise ValueError(f"rule extra_deal: the Extra Card Deal is a 3-player variant, not {players}")
+
+
+def report_notes(players: int, params) -> dict:
+    """Labels a report must print next to this game's results (strings, not metrics)."""
+    table = POINTS_TABLES[int(params[R_POINTS])]
+    return {"points_table": "stand-in (1-5: 1, 7-9: 2, 11-15: 3; printed values unknown)"
+            if table == "standin" else table}
+
+
+# ---- melds ---------------------------------------------------------------------------------
+@jit
+def run_fits(low, size):
+    """Ranks low .. low+size-1 exist and are consecutive numbers."""
+    if low < 0 or low + size > N_RANKS:
+        return False
+    for r in range(low, low + size - 1):
+        if NEXT_OK[r] == 0:
+            return False
+    return True
+
+
+@jit
+def meld_count(kind, low, size, r):
+    """Copies of rank ``r`` in the meld (kind, low, size)."""
+    if kind == K_RUN:
+        return 1 if low <= r < low + size else 0
+    return size if r == low else 0
+
+
+@jit
+def meld_top(kind, low, size):
+    """Highest rank index in the meld."""
+    return low + size - 1 if kind == K_RUN else low
+
+
+@jit
+def stronger(params, kind, low, c_low):
+    """Same kind and size: is ``low`` stronger than the Central Meld's ``c_low``?"""
+    if kind == K_RUN and params[R_RUN_ORDER] == RUN_LOW:
+        return low < c_low
+    return low > c_low
+
+
+@jit
+def holds(st, seat, kind, low, size, c_kind, c_low, c_size):
+    """Does ``seat`` hold the cards that turn the Central Meld (c_*; c_size 0 = none) into the
+    meld (kind, low, size)?"""
+    base = HAND + seat * N_RANKS
+    top = meld_top(kind, low, size)
+    for r in range(low, top + 1):
+        need = meld_count(kind, low, size, r)
+        if c_size > 0:
+            need -= meld_count(c_kind, c_low, c_size, r)
+        if st[base + r] < need:
+            return False
+    return True
+
+
+@jit
+def full_set_size(st):
+    """A set reaching this size (every copy in the deck: 4, or 5 at 5-6p) ends the trick."""
+    return st[S_COPIES]
+
+
+@jit
+def played_count(st, a, r):
+    """Copies of rank ``r`` the action's player puts down."""
+    kind = act_kind(a)
+    low = act_low(a)
+    size = act_size(a)
+    n = meld_count(kind, low, size, r)
+    if act_type(a) == A_ADD:
+        n -= meld_count(st[S_C_KIND], st[S_C_LOW], st[S_C_SIZE], r)
+    return n
+
+
+@jit
+def played_total(st, a):
+    if act_type(a) == A_ADD:
+        return act_size(a) - st[S_C_SIZE]
+    return act_size(a)
+
+
+@jit
+def puts_eight(st, a):
+    return played_count(st, a, EIGHT) > 0
+
+
+@jit
+def trick_end_cause(st, params, a):
+    """Does the play ``a`` end the trick by itself (full set, full run, Rule of 8's)?"""
+    typ = act_type(a)
+    if typ == A_PASS:
+        return T_ON
+    if typ == A_ADD:
+        if act_kind(a) == K_SET and act_size(a) == full_set_size(st):
+            return T_FULL_SET
+        if act_kind(a) == K_RUN and act_size(a) == FULL_RUN:
+            return T_FULL_RUN
+    if params[R_EIGHT] == EIGHT_CLEAR and puts_eight(st, a):
+        return T_EIGHT
+    return T_ON
+
+
+# ---- legal actions, in the canonical order the random policy draws from ----------------------
+# Order: Lead or Overwrite candidates, then Add candidates, then Pass. Within Lead, Overwrite
+# and Add, melds go by kind (single, set, run), then low rank ascending, then size ascending.
+@jit
+def presence(st, seat):
+    """Bit ``r`` set when ``seat`` holds rank ``r``."""
+    base = HAND + seat * N_RANKS
+    m = 0
+    for r in range(N_RANKS):
+        if st[base + r] > 0:
+            m |= 1 << r
+    return m
+
+
+@jit
+def run_held(pres, low, size):
+    """A run of ``size`` from ``low`` exists in the deck and every rank of it is held."""
+    full = (1 << size) - 1
+    return (RUN_STARTS[size] >> low) & 1 and (pres >> low) & full == full
+
+
+@jit
+def meld_options(st, params, seat, typ, acts, n):
+    """Lead (``typ`` A_LEAD: any single, set of 2-3 or run of 2-3 held) or Overwrite (``typ``
+    A_OVERWRITE: the held melds that pass ``overwrite_ok``), appended in canonical order."""
+    base = HAND + seat * N_RANKS
+    pres = presence(st, seat)
+    lead = typ == A_LEAD
+    for r in range(N_RANKS):
+        if (pres >> r) & 1 and (lead or overwrite_ok(st, params, K_SINGLE, 1, r)):
+            acts[n] = pack_action(typ, K_SINGLE, r, 1)
+            n += 1
+    for r in range(N_RANKS):
+        c = st[base + r]
+        for size in range(2, MAX_PLAY + 1):
+            if c >= size and (lead or overwrite_ok(st, params, K_SET, size, r)):
+                acts[n] = pack_action(typ, K_SET, r, size)
+                n += 1
+    for r in range(N_RANKS):
+        for size in range(2, MAX_PLAY + 1):
+            if run_held(pres, r, size) and (lead or overwrite_ok(st, params, K_RUN, size, r)):
+                acts[n] = pack_action(typ, K_RUN, r, size)
+                n += 1
+    return n
+
+
+@jit
+def overwrite_ok(st, params, kind, size, low):
+    """Overwrite rule for a held meld: same kind, same size, stronger; PGC Overwrite also
+    allows a larger meld of any kind. Never onto a Central Meld of 4+ cards."""
+    c_size = st[S_C_SIZE]
+    if c_size >= NO_OVERWRITE_FROM:
+        return False
+    if size == c_size and kind == st[S_C_KIND]:
+        return stronger(params, kind, low, st[S_C_LOW])
+    return params[R_OVERWRITE_UP] != 0 and size > c_size
+
+
+@jit
+def add_options(st, seat, acts, n):
+    """Add 1-3 cards so the Central Meld grows and is still one meld (a set of equal numbers or
+    a run of consecutive numbers), at most 5 cards; a set at most every copy in the deck."""
+    c_kind = st[S_C_KIND]
+    c_low = st[S_C_LOW]
+    c_size = st[S_C_SIZE]
+    # sets: the Central Meld is a single or a set of rank c_low
+    if c_kind != K_RUN:
+        top = min(c_size + MAX_PLAY, full_set_size(st), MAX_MELD)
+        for size in range(c_size + 1, top + 1):
+            if holds(st, seat, K_SET, c_low, size, c_kind, c_low, c_size):
+                acts[n] = pack_action(A_ADD, K_SET, c_low, size)
+                n += 1
+    # runs: the Central Meld is a single or a run, kept inside the new run
+    if c_kind != K_SET:
+        c_top = meld_top(c_kind, c_low, c_size)
+        lo_min = max(c_low - MAX_PLAY, 0)
+        for low in range(lo_min, c_low + 1):
+            for size in range(2, MAX_MELD + 1):
+                if size <= c_size or size - c_size > MAX_PLAY or low + size - 1 < c_top:
+                    continue
+                if run_fits(low, size) and holds(st, seat, K_RUN, low, size, c_kind, c_low, c_size):
+                    acts[n] = pack_action(A_ADD, K_RUN, low, size)
+                    n += 1
+    return n
+
+
+@jit
+def legal_actions(st, params, acts):
+    """All distinct legal actions of the seat to act, in canonical order; returns how many."""
+    seat = st[S_TO_ACT]
+    if st[S_C_SIZE] == 0:
+        return meld_options(st, params, seat, A_LEAD, acts, 0)
+    n = 0
+    if st[S_C_SIZE] < NO_OVERWRITE_FROM:
+        n = meld_options(st, params, seat, A_OVERWRITE, acts, 0)
+    n = add_options(st, seat, acts, n)
+    acts[n] = A_PASS
+    return n + 1
+
+
+# ---- applying one action ---------------------------------------------------------------------
+@jit
+def next_seat(st, params, seat):
+    """The next seat clockwise that may act (skipping locked-out seats)."""
+    P = st[S_PLAYERS]
+    s = (seat + 1) % P
+    if params[R_PASS_LOCKS] != 0:
+        while st[PASSED + s] != 0:
+            s = (s + 1) % P
+    return s
+
+
+@jit
+def clear_trick(st, leader):
+    """Clear the Central Meld; ``leader`` leads the next trick."""
+    P = st[S_PLAYERS]
+    st[S_C_KIND] = -1
+    st[S_C_LOW] = -1
+    st[S_C_SIZE] = 0
+    st[S_LAST] = -1
+    st[S_N_PASSED] = 0
+    st[S_PASS_RUN] = 0
+    for s in range(P):
+        st[PASSED + s] = 0
+    st[S_TO_ACT] = leader
+
+
+@jit
+def all_but_one_passed(st, params):
+    P = st[S_PLAYERS]
+    if params[R_PASS_LOCKS] != 0:
+        return st[S_N_PASSED] >= P - 1
+    return st[S_PASS_RUN] >= P - 1
+
+
+@jit
+def pick_up_reserve(st, seat):
+    """2 players: the first hand is empty, so the set-aside second hand is picked up at once."""
+    base = HAND + seat * N_RANKS
+    res = RESERVE + seat * N_RANKS
+    held = 0
+    for r in range(N_RANKS):
+        st[base + r] = st[res + r]
+        st[res + r] = 0
+        held += st[base + r]
+    st[N_HELD + seat] = held
+    st[RESERVE_ON + seat] = 0
+
+
+@jit
+def apply_action(st, params, a):
+    """The seat to act takes action ``a``. Returns the trick-end cause (T_ON if the trick goes
+    on). Going out sets ``st[S_OUT]``; a 2p player emptying the first hand picks up the second."""
+    seat = st[S_TO_ACT]
+    if act_type(a) == A_PASS:
+        if st[PASSED + seat] == 0:
+            st[PASSED + seat] = 1
+            st[S_N_PASSED] += 1
+        st[S_PASS_RUN] += 1
+        if all_but_one_passed(st, params):
+            clear_trick(st, st[S_LAST])
+            return T_PASSES
+        st[S_TO_ACT] = next_seat(st, params, seat)
+        return T_ON
+    cause = trick_end_cause(st, params, a)     # read before the Central Meld changes
+    base = HAND + seat * N_RANKS
+    kind = act_kind(a)
+    low = act_low(a)
+    size = act_size(a)
+    for r in range(low, meld_top(kind, low, size) + 1):
+        k = played_count(st, a, r)
+        st[base + r] -= k
+        st[N_HELD + seat] -= k
+    st[S_C_KIND] = kind
+    st[S_C_LOW] = low
+    st[S_C_SIZE] = size
+    st[S_LAST] = seat
+    st[S_PASS_RUN] = 0
+    if st[N_HELD + seat] == 0:
+        if st[RESERVE_ON + seat] != 0:
+            pick_up_reserve(st, seat)
+        else:
+            st[S_OUT] = seat
+            return cause if cause != T_ON else T_OUT
+    if cause != T_ON:
+        clear_trick(st, seat)
+    else:
+        st[S_TO_ACT] = next_seat(st, params, seat)
+    return cause
+
+
+@jit
+def goes_out(st, a):
+    """Does the play empty the player's last hand (ending the round)?"""
+    seat = st[S_TO_ACT]
+    return (act_type(a) != A_PASS and st[RESERVE_ON + seat] == 0
+            and played_total(st, a) == st[N_HELD + seat])
+
+
+@jit
+def points_held(st, params, seat):
+    """Points of the cards ``seat`` still holds (2p: both hands)."""
+    table = params[R_POINTS]
+    pts = 0
+    for r in range(N_RANKS):
+        pts += (st[HAND + seat * N_RANKS + r] + st[RESERVE + seat * N_RANKS + r]) * POINTS[table, r]
+    return pts
+
+
+@jit
+def game_over_after(st, params, fixed_rounds, target, new_scores):
+    """Does the game end after the current round with these totals?"""
+    if fixed_rounds > 0:
+        return st[S_ROUND] + 1 >= fixed_rounds
+    for s in range(st[S_PLAYERS]):
+        if new_scores[s] >= target:
+            return True
+    return False
+
+
+@jit
+def going_out_wins_game(st, params, fixed_rounds, target, tmp):
+    """If the seat to act went out now, would the game end with it among the fewest points?"""
+    P = st[S_PLAYERS]
+    me = st[S_TO_ACT]
+    for s in range(P):
+        tmp[s] = st[SCORE + s] + (0 if s == me else points_held(st, params, s))
+    if not game_over_after(st, params, fixed_rounds, target, tmp):
+        return False
+    for s in range(P):
+        if tmp[s] < tmp[me]:
+            return False
+    return True
+
+
+# ---- policies ------------------------------------------------------------------------------
+@jit
+def random_choice(st, params, acts, n, keys, ctrs, fixed_rounds, target, tmp):
+    """One ``below`` draw on the acting seat's stream: uniform over the going-out actions when
+    ``random_win`` says to take them, else uniform over all ``n`` legal actions."""
+    seat = st[S_TO_ACT]
+    mode = params[R_RANDOM_WIN]
+    if mode != WIN_OFF and st[RESERVE_ON + seat] == 0 and st[N_HELD + seat] <= MAX_MELD:
+        n_out = 0
+        for i in range(n):
+            if goes_out(st, acts[i]):
+                n_out += 1
+        if n_out > 0 and (mode == WIN_ROUND or going_out_wins_game(st, params, fixed_rounds,
+                                                                    target, tmp)):
+            k = rng.below(keys, ctrs, seat, n_out)
+            for i in range(n):
+                if goes_out(st, acts[i]):
+                    if k == 0:
+                        return i
+                    k -= 1
+    return rng.below(keys, ctrs, seat, n)
+
+
+# heuristic weights: value = W_CARDS*cards shed - W_UNITS*units left - strength shed (+ W_END)
+W_CARDS = 10
+W_UNITS = 20
+W_END = 100
+GO_OUT_VALUE = 1_000_000
+STRONG_RANK = 10        # 13, 14, 15: kept to win back the lead
+NEAR_OUT = 3            # with this few cards left after a play, strong cards may be spent
+
+
+@jit
+def hand_units(st, seat, a):
+    """Melds the hand still roughly needs after playing ``a`` (a=-1: now): distinct ranks held
+    minus pairs of consecutive ranks both held."""
+    base = HAND + seat * N_RANKS
+    units = 0
+    prev = 0
+    for r in range(N_RANKS):
+        c = st[base + r]
+        if a >= 0:
+            c -= played_count(st, a, r)
+        held = 1 if c > 0 else 0
+        units += held
+        if held and prev:
+            units -= 1
+        prev = held if NEXT_OK[r] else 0
+    return units
+
+
+@jit
+def heuristic_value(st, params, a, units_now, responding):
+    """Score of a play for the heuristic; returns -1 << 40 when it refuses the play."""
+    seat = st[S_TO_ACT]
+    if goes_out(st, a):
+        return GO_OUT_VALUE
+    shed = played_total(st, a)
+    units_after = hand_units(st, seat, a)
+    cause = trick_end_cause(st, params, a)
+    strength = 0
+    top = -1
+    for r in range(N_RANKS):
+        k = played_count(st, a, r)
+        if k > 0:
+            strength += k * r
+            top = r
+    if responding and cause == T_ON:
+        if units_after > units_now:
+            return -(1 << 40)                       # would break a set or run it needs
+        if top >= STRONG_RANK and st[N_HELD + seat] - shed > NEAR_OUT:
+            return -(1 << 40)                       # keep strong cards to win back the lead
+    v = W_CARDS * shed - W_UNITS * units_after - strength
+    if cause != T_ON:
+        v += W_END                                  # the trick ends and it leads next
+    return v
+
+
+@jit
+def heuristic_choice(st, params, acts, n):
+    """Best play by ``heuristic_value`` (first in canonical order on ties); Pass when every
+    play is refused (a leader always plays)."""
+    seat = st[S_TO_ACT]
+    responding = st[S_C_SIZE] > 0
+    units_now = hand_units(st, seat, -1)
+    best = -1
+    best_v = -(1 << 40)
+    for i in range(n):
+        a = acts[i]
+        if act_type(a) == A_PASS:
+            continue
+        v = heuristic_value(st, params, a, units_now, responding)
+        if v > best_v or (best < 0 and not responding):
+            best = i
+            best_v = v
+    if best < 0:
+        return n - 1                                # Pass is last in canonical order
+    return best
+
+
+# ---- trace helpers ---------------------------------------------------------------------------
+@jit
+def multiset_masks(counts_st, base):
+    """(mask, fifth): bit copy*13+rank for the first min(count, 4) copies; bit rank if 5."""
+    m = np.int64(0)
+    fifth = np.int64(0)
+    for r in range(N_RANKS):
+        c = counts_st[base + r]
+        for k in range(min(c, 4)):
+            m |= np.int64(1) << np.int64(k * N_RANKS + r)
+        if c >= 5:
+            fifth |= np.int64(1) << np.int64(r)
+    return m, fifth
+
+
+@jit
+def played_mask(st, a):
+    m = np.int64(0)
+    for r in range(N_RANKS):
+        for k in range(played_count(st, a, r)):
+            m |= np.int64(1) << np.int64(k * N_RANKS + r)
+    return m
+
+
+# ---- one game --------------------------------------------------------------------------------
+@jit
+def deal_round(st, params, seed, g, rnd, deck, keys, ctrs, slot):
+    """Shuffle the deck from the round's DEAL stream and deal: seat s gets deck[s*H:(s+1)*H];
+    2 players: the second hands are deck[(2+s)*H:(3+s)*H]. The rest stays undealt."""
+    P = st[S_PLAYERS]
+    copies = st[S_COPIES]
+    n = 0
+    for r in range(N_RANKS):
+        for _ in range(copies):
+            deck[n] = r
+            n += 1
+    keys[slot] = rng.stream_key(seed, g, rng.DEAL, rnd)
+    ctrs[slot] = 0
+    rng.shuffle(deck, n, keys, ctrs, slot)
+    H = HAND_SIZE[P]
+    if P == 3 and params[R_EXTRA_DEAL] != 0:
+        H = EXTRA_DEAL_HAND
+    for i in range(HAND, STATE_SIZE):
+        st[i] = 0
+    for s in range(P):
+        for i in range(s * H, (s + 1) * H):
+            st[HAND + s * N_RANKS + deck[i]] += 1
+        st[N_HELD + s] = H
+        st[RESERVE_ON + s] = 0
+        if P == 2:
+            for i in range((P + s) * H, (P + s + 1) * H):
+                st[RESERVE + s * N_RANKS + deck[i]] += 1
+            st[RESERVE_ON + s] = 1
+
+
+@jit
+def new_state(players):
+    st = np.full(STATE_SIZE, 0, dtype=np.int64)
+    st[S_PLAYERS] = players
+    st[S_COPIES] = COPIES[players]
+    st[S_LAST] = -1
+    st[S_C_KIND] = -1
+    st[S_C_LOW] = -1
+    st[S_OUT] = -1
+    return st
+
+
+@jit
+def play_one(params, seats, seed, g, out, row, ev, ev_n):
+    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+    P = seats.shape[0]
+    rec = ev.shape[0] > 0
+    for j in range(out.shape[1]):
+        out[row, j] = 0
+    st = new_state(P)
+    acts = np.zeros(MAX_ACTIONS, dtype=np.int64)
+    tmp = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    deck = np.zeros(MAX_DECK, dtype=np.int64)
+    # stream slots: 0..P-1 the seats' decisions, P the current round's deal
+    keys = np.empty(P + 1, dtype=np.uint64)
+    ctrs = np.zeros(P + 1, dtype=np.int64)
+    for s in range(P):
+        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+    fixed = 0
+    if P == 2 and params[R_TWO_P_END] == END_TWO_HANDS:
+        fixed = TWO_HANDS_ROUNDS
+    target = params[R_TARGET]
+    C0 = col_counter(P, 0)
+    turns = 0
+    timeout = False
+    leader = 0
+    rnd = 0
+    while True:
+        st[S_ROUND] = rnd
+        deal_round(st, params, seed, g, rnd, deck, keys, ctrs, P)
+        st[S_OUT] = -1
+        clear_trick(st, leader)
+        if rec:
+            record_event(ev, ev_n, E_ROUND, leader, rnd, leader)
+            for s in range(P):
+                m, f = multiset_masks(st, HAND + s * N_RANKS)
+                record_event(ev, ev_n, E_DEAL, s, rnd, 0, m, f, st[N_HELD + s])
+                if P == 2:
+                    m, f = multiset_masks(st, RESERVE + s * N_RANKS)
+                    record_event(ev, ev_n, E_DEAL, s, rnd, 1, m, f, st[N_HELD + s])
+        while st[S_OUT] < 0:
+            seat = st[S_TO_ACT]
+            n = legal_actions(st, params, acts)
+            if seats[seat, 0] == P_HEURISTIC:
+                i = heuristic_choice(st, params, acts, n)
+            else:
+                i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
+            a = acts[i]
+            typ = act_type(a)
+            turns += 1
+            if typ == A_PASS:
+                out[row, C0 + C_PASS] += 1
+                if rec:
+                    record_event(ev, ev_n, E_PASS, seat, i, n)
+            else:
+                out[row, C0 + C_PLAYS] += 1
+                if typ == A_LEAD:
+                    out[row, C0 + C_LEAD] += 1
+                    out[row, C0 + C_TRICKS] += 1
+                elif typ == A_OVERWRITE:
+                    out[row, C0 + C_OVERWRITE] += 1
+                    if act_size(a) > st[S_C_SIZE]:
+                        out[row, C0 + C_OVERWRITE_UP] += 1
+                else:
+                    out[row, C0 + C_ADD] += 1
+                if rec:
+                    record_event(ev, ev_n, E_PLAY, seat, typ, played_mask(st, a), act_kind(a),
+                                 act_low(a), act_size(a), st[N_HELD + seat] - played_total(st, a),
+                                 i, n)
+            reserve_before = st[RESERVE_ON + seat]
+            cause = apply_action(st, params, a)
+            if reserve_before != 0 and st[RESERVE_ON + seat] == 0:
+                out[row, C0 + C_PICKUPS] += 1
+                if rec:
+                    m, f = multiset_masks(st, HAND + seat * N_RANKS)
+                    record_event(ev, ev_n, E_PICKUP, seat, rnd, m, f, st[N_HELD + seat])
+            if cause != T_ON:
+                out[row, C0 + C_END_PASSES + cause - T_PASSES] += 1
+                if rec:
+                    nxt = st[S_TO_ACT] if st[S_OUT] < 0 else -1
+                    record_event(ev, ev_n, E_TRICK, nxt if nxt >= 0 else seat, rnd, cause, nxt)
+        # round end: everyone else scores the points they still hold
+        w = st[S_OUT]
+        if rec:
+            record_event(ev, ev_n, E_OUT, w, rnd)
+        out[row, C0 + C_ROUNDS] += 1
+        out[row, C0 + C_OUT_FIRST + w] += 1
+        for s in range(P):
+            pts = 0
+            left = 0
+            if s != w:
+                pts = points_held(st, params, s)
+                left = st[N_HELD + s]
+                for r in range(N_RANKS):
+                    left += st[RESERVE + s * N_RANKS + r]
+                out[row, C0 + C_POINTS_LEFT] += pts
+                out[row, C0 + C_NONWINNERS] += 1
+            st[SCORE + s] += pts
+            if rec:
+                record_event(ev, ev_n, E_SCORE, s, rnd, pts, st[SCORE + s], left)
+        for s in range(P):
+            tmp[s] = st[SCORE + s]
+        if game_over_after(st, params, fixed, target, tmp):
+            break
+        rnd += 1
+        if rnd >= params[R_MAX_ROUNDS]:
+            timeout = True
+            break
+        if params[R_NEXT_LEAD] == LEAD_WINNER:
+            leader = w
+        else:
+            leader = rnd % P
+    _finish(st, P, timeout, out, row, ev, ev_n)
+    out[row, col_length(P)] = turns
+    out[row, col_decisions(P)] = turns
+
+
+@jit
+def _finish(st, P, timeout, out, row, ev, ev_n):
+    """Fewest points wins; ties share. A timeout has no winner (places still by points)."""
+    keys = np.empty(P, dtype=np.int64)
+    best = st[SCORE]
+    for s in range(P):
+        out[row, s] = st[SCORE + s]
+        keys[s] = -st[SCORE + s]
+        best = min(best, st[SCORE + s])
+    mask = 0
+    if not timeout:
+        for s in range(P):
+            if st[SCORE + s] == best:
+                mask |= 1 << s
+    out[row, col_winners(P)] = mask
+    out[row, col_flags(P)] = layout.FLAG_TIMEOUT if timeout else 0
+    layout.places_from_keys(keys, P, row, out)
+    if ev.shape[0] > 0:
+        for s in range(P):
+            record_event(ev, ev_n, E_FINAL, s, st[SCORE + s], out[row, P + s], (mask >> s) & 1,
+                         1 if timeout else 0)
+
+
+# ---- bulk play and trace ----------------------------------------------------------------------
+@pjit
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in prange(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def play_games_serial(params, seats, seed, first_game, out):
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for i in range(out.shape[0]):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+
+
+@jit
+def trace_game(params, seats, seed, game_index, out, ev, ev_n):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+
+
+def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
+    """Per-variant metrics from the integer counter sums."""
+    def ratio(a, b):
+        return a / b if b else float("nan")
+    rounds = sums["rounds"]
+    tricks = sums["tricks"]
+    acts = sums["act_lead"] + sums["act_overwrite"] + sums["act_add"] + sums["act_pass"]
+    m = {
+        "points_table_is_standin": 1.0 if int(params[R_POINTS]) == PT_STANDIN else 0.0,
+        "rounds_per_game": ratio(rounds, games),
+        "tricks_per_round": ratio(tricks, rounds),
+        "plays_per_trick": ratio(sums["plays"], tricks),
+        "turns_per_trick": ratio(acts, tricks),
+        "lead_share": ratio(sums["act_lead"], acts),
+        "overwrite_share": ratio(sums["act_overwrite"], acts),
+        "add_share": ratio(sums["act_add"], acts),
+        "pass_share": ratio(sums["act_pass"], acts),
+        "end_passes_share": ratio(sums["end_passes"], tricks),
+        "end_full_set_share": ratio(sums["end_full_set"], tricks),
+        "end_full_run_share": ratio(sums["end_full_run"], tricks),
+        "end_eight_share": ratio(sums["end_eight"], tricks),
+        "end_out_share": ratio(sums["end_out"], tricks),
+        "points_left_per_nonwinner": ratio(sums["points_left"], sums["nonwinner_rounds"]),
+    }
+    if int(params[R_OVERWRITE_UP]):
+        m["overwrite_up_share"] = ratio(sums["overwrite_up"], sums["act_overwrite"])
+    if players == 2:
+        m["pickups_per_round"] = ratio(sums["pickups"], rounds)
+    for s in range(players):
+        m[f"out_first_share_seat{s}"] = ratio(sums[f"out_first_seat{s}"], rounds)
+    return m
