@@ -66,6 +66,9 @@ class Game:
         self.decisions = 0
         self.counters = dict.fromkeys(COUNTER_NAMES, 0)
         self.log: list = []
+        # how often rare situations came up (tests check the comparison covers them)
+        self.seen = {"wind_with_empty_hand": 0, "cloud_on_self": 0, "reveal_declined": 0,
+                     "forced_draw_on_empty_pile": 0, "second_mark": 0}
 
     # ---- random policy: one draw per decision with 2+ options ----
     def decide(self, seat: int, options: list):
@@ -117,6 +120,7 @@ class Game:
                 self.log.append(("forced_draw", s, c))
             else:
                 self.counters["passes"] += 1
+                self.seen["forced_draw_on_empty_pile"] += 1
                 self.log.append(("pass", s))
             return
         offered = []
@@ -146,6 +150,8 @@ class Game:
         else:
             kind = self.decide(s, offered)       # offered in the order Reveal, Draw, Weather
             card = self.decide(s, sorted(me.hand)) if kind == WEATHER else None
+        if flush and kind != REVEAL:
+            self.seen["reveal_declined"] += 1
         if kind == REVEAL:
             self.winner = s
             self.log.append(("reveal", s))
@@ -206,8 +212,11 @@ class Game:
             me.knows[t] = set(self.p[t].hand)
             me.looked[t] = self.turn
         elif effect == THUNDER:
+            self.seen["second_mark"] += self.p[t].skip
             self.p[t].skip = True
         else:
+            self.seen["second_mark"] += self.p[t].cloud
+            self.seen["cloud_on_self"] += t == s
             self.p[t].cloud = True
         self.log.append(("weather", s, card, t))
 
@@ -222,6 +231,7 @@ class Game:
 
     def wind(self, _heuristic_actor: bool):
         holders = [p for p in range(self.n) if self.p[p].hand]
+        self.seen["wind_with_empty_hand"] += len(holders) < self.n
         if self.rules.wind_empty == "skip" and len(holders) < 2:
             return
         chosen = {}
