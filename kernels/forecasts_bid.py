@@ -52,8 +52,32 @@ RULES = (
 )
 
 P_RANDOM, P_HEURISTIC, P_RIVAL = 0, 1, 2
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL}
-HUMAN_POLICIES = ("random", "heuristic")
+
+
+class _Policies(dict):
+    """Policy name -> code. The Rival's automaton ``rival`` is looked up by name only (for the
+    Rival's seat row, ``extra_seats``); iterating lists the policies a player seat may take, so
+    a player seat can never be given the Rival's code (the kernel recognises the Rival Station
+    by that code in the third seat row, so a 3-player game with it there would be misread)."""
+
+    def __iter__(self):
+        return (k for k in dict.__iter__(self) if k in PLAYER_POLICIES)
+
+    def keys(self):
+        return list(iter(self))
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+    def values(self):
+        return [self[k] for k in self]
+
+    def __len__(self):
+        return len(PLAYER_POLICIES)
+
+
+PLAYER_POLICIES = ("random", "heuristic")
+POLICIES = _Policies(random=P_RANDOM, heuristic=P_HEURISTIC, rival=P_RIVAL)
 
 # ---- the game's numbers (rulebook sections 3-6) ---------------------------------------------
 MAX_SEATS = 4
@@ -123,23 +147,30 @@ SLOT_DEAL_OFFSET, SLOT_AUX_OFFSET = 0, 1
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 C_BID = 0                                 # 14 counters: bids of value 0..13 (players only)
-C_STD_HIT, C_STD_MISS, C_STD_DELTA = 14, 15, 16
-C_EXT_HIT, C_EXT_MISS, C_EXT_DELTA = 17, 18, 19
-C_CLR_HIT, C_CLR_MISS, C_CLR_DELTA = 20, 21, 22
-C_PASS, C_DRAW, C_BUY, C_DRAWN, C_BOUGHT = 23, 24, 25, 26, 27
-C_INVEST, C_INVEST_CHANCES = 28, 29
-C_SUDDEN, C_RIVAL_HIT, C_RIVAL_ROUNDS = 30, 31, 32
-C_SHARED = 33
+# per bid class: hits, misses, Reputation gained on hits, Reputation lost on misses (counters
+# are non-negative sums, so the signed change is split in two)
+C_STD_HIT, C_STD_MISS, C_STD_GAIN, C_STD_LOSS = 14, 15, 16, 17
+C_EXT_HIT, C_EXT_MISS, C_EXT_GAIN, C_EXT_LOSS = 18, 19, 20, 21
+C_CLR_HIT, C_CLR_MISS, C_CLR_GAIN, C_CLR_LOSS = 22, 23, 24, 25
+C_PASS, C_DRAW, C_BUY, C_DRAWN, C_BOUGHT = 26, 27, 28, 29, 30
+C_INVEST, C_INVEST_CHANCES = 31, 32
+C_SUDDEN, C_RIVAL_HIT, C_RIVAL_ROUNDS = 33, 34, 35
+C_SHARED = 36
+CLASS_BASE = (C_STD_HIT, C_EXT_HIT, C_CLR_HIT)   # by bid class
+HIT, MISS, GAIN, LOSS = 0, 1, 2, 3              # offsets from a class's base
 COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX_BID + 1)) + (
     Counter("standard_hits", "Standard bids (1-13 but 5, 7) made exactly"),
     Counter("standard_misses"),
-    Counter("standard_delta", "sum of Reputation scored by Standard bids (before the cap)"),
+    Counter("standard_gain", "Reputation scored by Standard hits (points as ruled, before the cap)"),
+    Counter("standard_loss", "Reputation lost by Standard misses"),
     Counter("extended_hits", "Extended bids (5, 7) made exactly"),
     Counter("extended_misses"),
-    Counter("extended_delta", "sum of Reputation scored by Extended bids (before the cap)"),
+    Counter("extended_gain", "Reputation scored by Extended hits (before the cap)"),
+    Counter("extended_loss", "Reputation lost by Extended misses"),
     Counter("clear_hits", "Clear Skies bids (0) made"),
     Counter("clear_misses"),
-    Counter("clear_delta", "sum of Reputation scored by Clear Skies bids (before the cap)"),
+    Counter("clear_gain", "Reputation scored by Clear Skies hits (before the cap)"),
+    Counter("clear_loss", "Reputation lost by Clear Skies misses"),
     Counter("market_pass", "players' Market actions: Pass"),
     Counter("market_draw", "players' Market actions: Draw k"),
     Counter("market_buy", "players' Market actions: Buy k"),
@@ -873,10 +904,13 @@ def scoring_phase(st, res, S, ev, ev_n):
             if w == b:
                 res[col_counter(S, C_RIVAL_HIT)] += 1
         else:
-            k = bid_class(b)
-            base = C_STD_HIT if k == CLASS_STANDARD else (C_EXT_HIT if k == CLASS_EXTENDED else C_CLR_HIT)
-            res[col_counter(S, base + (0 if w == b else 1))] += 1
-            res[col_counter(S, base + 2)] += pts
+            base = CLASS_BASE[bid_class(b)]
+            if w == b:
+                res[col_counter(S, base + HIT)] += 1
+                res[col_counter(S, base + GAIN)] += pts
+            else:
+                res[col_counter(S, base + MISS)] += 1
+                res[col_counter(S, base + LOSS)] -= pts
         if ev.shape[0] > 0:
             record_event(ev, ev_n, E_SCORE, s, st[S_ROUND], b, w, pts, st[S_REP + s],
                          st[S_SPEND + s])
@@ -1018,7 +1052,7 @@ def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
         n = sums[f"{cls}_hits"] + sums[f"{cls}_misses"]
         m[f"{cls}_share"] = rate(n, bids)
         m[f"{cls}_hit_rate"] = rate(sums[f"{cls}_hits"], n)
-        m[f"{cls}_mean_rep_change"] = rate(sums[f"{cls}_delta"], n)
+        m[f"{cls}_mean_rep_change"] = rate(sums[f"{cls}_gain"] - sums[f"{cls}_loss"], n)
     for b in range(MAX_BID + 1):
         m[f"bid_{b}_share"] = rate(sums[f"bid_{b}"], bids)
     m["mean_bid"] = rate(sum(b * sums[f"bid_{b}"] for b in range(MAX_BID + 1)), bids)

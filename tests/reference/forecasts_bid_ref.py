@@ -133,10 +133,9 @@ def heuristic_card(hand_legal, want, led, best):
 # ---- the game ---------------------------------------------------------------------------------
 COUNTER_NAMES = (
     [f"bid_{b}" for b in range(14)]
-    + ["standard_hits", "standard_misses", "standard_delta",
-       "extended_hits", "extended_misses", "extended_delta",
-       "clear_hits", "clear_misses", "clear_delta",
-       "market_pass", "market_draw", "market_buy", "cards_drawn", "cards_bought",
+    + [f"{cls}_{what}" for cls in ("standard", "extended", "clear")
+       for what in ("hits", "misses", "gain", "loss")]
+    + ["market_pass", "market_draw", "market_buy", "cards_drawn", "cards_bought",
        "investments", "investment_chances", "sudden_death", "rival_hits", "rival_rounds",
        "shared_victories"]
 )
@@ -262,8 +261,12 @@ class Game:
                 self.count["rival_hits"] += won[s] == bids[s]
             else:
                 cls = bid_class(bids[s])
-                self.count[f"{cls}_hits" if won[s] == bids[s] else f"{cls}_misses"] += 1
-                self.count[f"{cls}_delta"] += pts
+                if won[s] == bids[s]:
+                    self.count[f"{cls}_hits"] += 1
+                    self.count[f"{cls}_gain"] += pts
+                else:
+                    self.count[f"{cls}_misses"] += 1
+                    self.count[f"{cls}_loss"] += -pts
 
     def market_turn(self, s, hand, draw_deck, market, bid):
         offered = ["pass"]
