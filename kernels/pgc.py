@@ -701,13 +701,16 @@ def heuristic_value(st, params, a, units_now, responding):
     cause = trick_end_cause(st, params, a)
     strength = 0
     top = -1
+    splits_set = False
     for r in range(N_RANKS):
         k = played_count(st, a, r)
         if k > 0:
             strength += k * r
             top = r
+            if k < st[HAND + seat * N_RANKS + r]:
+                splits_set = True
     if responding and cause == T_ON:
-        if units_after > units_now:
+        if units_after > units_now or splits_set:
             return -(1 << 40)                       # would break a set or run it needs
         if top >= STRONG_RANK and st[N_HELD + seat] - shed > NEAR_OUT:
             return -(1 << 40)                       # keep strong cards to win back the lead
