@@ -11,6 +11,7 @@ places, winners, turns, timeout flag, decisions and every counter by name.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from tests.reference.prng import DEAL, SEAT, Stream
 
@@ -37,6 +38,7 @@ def card_points(number: int, table: str) -> int:
 
 
 # ---- melds ---------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
 def kind_of(meld) -> str | None:
     """single / set / run, or None when the cards are not one legal meld."""
     if len(meld) == 1:
@@ -114,6 +116,7 @@ class Game:
         self.turns = 0
         self.lead_melds = all_melds(3, self.copies)
         self.add_melds = all_melds(5, self.copies)
+        self.meld_counts = {m: Counter(m) for m in self.add_melds}
 
     # -- the deal
     def deal(self, rnd):
@@ -134,15 +137,17 @@ class Game:
         acts = []
         if not central:
             for m in self.lead_melds:
-                if can_pay(hand, Counter(m)):
+                if can_pay(hand, self.meld_counts[m]):
                     acts.append(("lead", m))
             return acts                 # a leader must lead
         for m in self.lead_melds:
-            if beats(m, central, self.rules) and can_pay(hand, Counter(m)):
+            if beats(m, central, self.rules) and can_pay(hand, self.meld_counts[m]):
                 acts.append(("overwrite", m))
         for m in self.add_melds:
             if len(m) <= len(central) or len(m) - len(central) > 3:
                 continue
+            if m[0] > central[0] or m[-1] < central[-1]:
+                continue                # cannot contain the Central Meld
             added = minus(m, central)
             if added is None or not can_pay(hand, added):
                 continue
