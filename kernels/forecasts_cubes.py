@@ -24,7 +24,7 @@ from .layout import col_counter, col_decisions, col_flags, col_length, col_winne
 from .spec import Counter, Event, Rule
 
 GAME_ID = "forecasts-cubes"
-VERSION = 1
+VERSION = 2  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code)
 PLAYER_COUNTS = (3, 4)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "tricks"
@@ -217,7 +217,7 @@ def heuristic_card(hand, legal, led_suit, best_card, forecast):
     if led_suit < 0:
         fav = legal & fav_mask
         if fav:
-            return highest_bit(fav)
+            return _highest_rank(fav)
         return _lowest_rank(legal)
     follow = legal & SUIT_MASK[led_suit]
     if follow:
@@ -235,6 +235,19 @@ def heuristic_card(hand, legal, led_suit, best_card, forecast):
     if unfav:
         return _lowest_rank(unfav)
     return _lowest_rank(legal)
+
+
+@jit
+def _highest_rank(mask):
+    """The card of highest rank in ``mask`` (lowest suit index on equal rank)."""
+    best = -1
+    h = mask
+    while h:
+        c = lowest_bit(h)
+        h &= h - 1
+        if best < 0 or c % N_RANKS > best % N_RANKS:
+            best = c
+    return best
 
 
 @jit
@@ -285,8 +298,9 @@ def heuristic_move(cubes, red, forecast, can_double):
 # ---- one game --------------------------------------------------------------------------------
 @jit
 def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+    """Play game ``g`` into ``out[row]`` (every column written); record events when ``ev`` has rows."""
     P = seats.shape[0]
+    out[row, :] = 0
     advisory_on = params[R_ADVISORY] != 0
     n_tricks = params[R_TRICKS]
     n_rounds = params[R_ROUNDS]

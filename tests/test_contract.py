@@ -88,6 +88,15 @@ def test_serial_parallel_chunks_and_threads_agree(game, variant, players):
 
 
 @pytest.mark.parametrize("game,variant,players", all_jobs())
+def test_rows_are_fully_written_even_in_a_dirty_buffer(game, variant, players):
+    job = cfg.resolve(game, variant, players)
+    clean = _rows(job, 0, 20)
+    dirty = np.full_like(clean, 7)
+    job.module.play_games(job.params, job.seats, np.int64(7), np.int64(0), dirty)
+    assert np.array_equal(clean, dirty)
+
+
+@pytest.mark.parametrize("game,variant,players", all_jobs())
 def test_trace_is_the_simulated_game(game, variant, players):
     for job in _policy_mixes(game, variant, players)[:2]:
         rows = _rows(job, 0, 5)

@@ -228,12 +228,13 @@ def _hcard(h, led_suit, best, forecast):
     return card_name(card)
 
 
-def test_heuristic_leads_highest_code_of_its_colour():
+def test_heuristic_leads_highest_rank_of_its_colour():
     h = hand("AS", "9H", "10D", "3C")
-    assert _hcard(h, -1, None, F_HOT) == "10D"     # 10D (code 34) > 9H (code 20)
-    assert _hcard(hand("AH", "5D", "2S"), -1, None, F_HOT) == "5D"  # by code, not by rank
-    assert _hcard(h, -1, None, F_COLD) == "3C"     # clubs have the highest black codes
+    assert _hcard(h, -1, None, F_HOT) == "10D"     # 10 outranks 9
+    assert _hcard(hand("AH", "5D", "2S"), -1, None, F_HOT) == "AH"  # by rank, not by card code
+    assert _hcard(h, -1, None, F_COLD) == "AS"     # the black Ace over the 3 of clubs
     assert _hcard(hand("AS", "2H"), -1, None, F_COLD) == "AS"
+    assert _hcard(hand("7H", "7D", "2S"), -1, None, F_HOT) == "7H"  # equal ranks: suit order S H D C
 
 
 def test_heuristic_leads_lowest_rank_without_its_colour():

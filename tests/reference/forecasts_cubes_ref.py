@@ -108,7 +108,7 @@ def heuristic_card(hand: list[int], forecast: int, trick: list[tuple[int, int]])
     if not trick:
         mine = [c for c in hand if is_red(c) == want_red]
         if mine:
-            return max(mine)
+            return max(mine, key=lambda c: (rank(c), -c))  # highest rank; equal: first suit (S H D C)
         return lowest_rank(hand)
     led = suit(trick[0][1])
     best = winner_of(trick)[1]
