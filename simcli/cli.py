@@ -85,22 +85,24 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
         typer.echo(f"  policies: {', '.join(g['policies'])}")
 
 
+RotateOpt = Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies (paired policy comparison)")]
+UntilCiOpt = Annotated[Optional[float], typer.Option("--until-ci", min=1e-6, max=1.0, help="add chunks until every win-share 95% interval is narrower than this (capped by --games)")]
+OutOpt = Annotated[Optional[Path], typer.Option("--out", help="output folder (default reports/run-<time>)")]
+FormatOpt = Annotated[str, typer.Option("--format", help="parquet | csv")]
+ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, help="games per chunk")]
+
+
 @app.command("run")
 def run_cmd(
     game: GameArg = None, variant: VariantOpt = None, players: PlayersOpt = None,
     games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per job (default 100000, or the suite's)")] = None,
     seed: SeedOpt = None, policy: PolicyOpt = None, seats: SeatsOpt = None, rule: RuleOpt = None,
-    threads: ThreadsOpt = None,
-    out: Annotated[Optional[Path], typer.Option("--out", help="output folder (default reports/run-<time>)")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="parquet | csv")] = "parquet",
+    threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     per_game: Annotated[bool, typer.Option("--per-game", help="also write one row per game (streamed)")] = False,
-    chunk: Annotated[int, typer.Option("--chunk", min=1, help="games per chunk")] = 1 << 16,
+    chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     no_progress: NoProgressOpt = False,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite)."""
-    from . import export, report, runner
-    if fmt not in export.FORMATS:
-        raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
     if game is None:
         if any(x is not None for x in (variant, players, policy, seats)) or rule:
             raise SimError("--variant/--players/--policy/--seats/--rule need a GAME; "
@@ -112,6 +114,18 @@ def run_cmd(
         jobs = _resolve_jobs(game, variant, players, policy, seats, rule)
         games = games or DEFAULT_GAMES
         seed = DEFAULT_SEED if seed is None else seed
+    execute(jobs, games, seed, threads, chunk, out, fmt, per_game, show_progress(no_progress),
+            rotate, until_ci)
+
+
+def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rotate=False,
+            until_ci=None, extra_meta=None):
+    """Shared by run and sweep: validate the output, simulate, print, write atomically."""
+    from . import export, report, runner
+    if fmt not in export.FORMATS:
+        raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
+    if per_game and rotate:
+        raise SimError("--per-game and --rotate cannot be combined (per-game rows are per seating)")
     out = out or export.default_out()
     export.prepare_out(out)
     writers = None
@@ -121,7 +135,8 @@ def run_cmd(
         writers = [runner.PerGameWriter(out / f"{n}.{fmt}", fmt) for n in names]
     t0 = time.time()
     try:
-        results = runner.run_jobs(jobs, games, seed, threads, chunk, show_progress(no_progress), writers)
+        results = runner.run_jobs(jobs, games, seed, threads, chunk, progress, writers,
+                                  rotate=rotate, until_ci=until_ci)
     except BaseException:
         for w in writers or []:
             w.discard()
@@ -129,11 +144,83 @@ def run_cmd(
     tables = report.build_tables(results)
     wall = time.time() - t0
     meta = run_meta(results, seed, games, threads, chunk, wall)
+    meta.update({"rotate": rotate, "until_ci": until_ci})
+    meta.update(extra_meta or {})
     export.print_tables(tables, typer.echo)
+    for line in report.skill_gaps(tables):
+        typer.echo(line)
+    if until_ci is not None:
+        for r in results:
+            typer.echo(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than {until_ci}"
+                       + ("" if r.games < games else " (capped by --games)"))
     paths = export.write_tables(tables, out, fmt, meta)
     for w in writers or []:
         w.close()
     typer.echo(f"wrote {len(paths) + len(writers or [])} files to {out} ({wall:.1f} s)")
+    return tables, out
+
+
+@app.command("sweep")
+def sweep_cmd(
+    file: Annotated[Path, typer.Argument(help="sweep file (TOML), e.g. configs/sweeps/all-variants.toml")],
+    games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per grid point (default: the file's, else 20000)")] = None,
+    seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
+    chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
+    no_progress: NoProgressOpt = False,
+) -> None:
+    """Play a grid of games x variants x player counts x seat policies x rule values."""
+    from .sweep import load_sweep
+    jobs, settings, axes = load_sweep(file)
+    games = games or settings["games"] or 20000
+    seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
+    execute(jobs, games, seed, threads, chunk, out, fmt, False, show_progress(no_progress),
+            rotate or settings["rotate"], until_ci, {"axes": axes, "sweep_file": str(file)})
+
+
+@app.command("check")
+def check_cmd(
+    update: Annotated[bool, typer.Option("--update", help="re-make the baselines instead of checking")] = False,
+    games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per job (default: configs/check.toml)")] = None,
+    config_file: Annotated[Optional[Path], typer.Option("--config", help="check config (default configs/check.toml)")] = None,
+    baseline: Annotated[Path, typer.Option("--baseline", help="baseline folder")] = Path("reports/baseline"),
+    expectations: Annotated[Optional[Path], typer.Option("--expectations", help="designer expectations (default configs/expectations.toml)")] = None,
+    alpha: Annotated[Optional[float], typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate")] = None,
+    threads: ThreadsOpt = None, no_progress: NoProgressOpt = False,
+) -> None:
+    """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
+    from . import check, report, runner
+    conf = check.load_check_config(config_file)
+    games = games or conf.games
+    alpha = alpha or conf.alpha
+    seed = conf.baseline_seed if update else conf.check_seed
+    if update:
+        from . import export
+        export.prepare_out(baseline)
+    elif not (baseline / "variants.parquet").is_file():
+        raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
+    results = runner.run_jobs(conf.jobs, games, seed, threads, progress=show_progress(no_progress))
+    tables = report.build_tables(results)
+    if update:
+        conf.games = games
+        check.write_baseline(tables, baseline, check.meta_for(conf, seed))
+        typer.echo(f"baseline of {len(conf.jobs)} jobs x {games} games written to {baseline}")
+        return
+    base = check.read_tables(baseline)
+    result = check.compare(base, tables, alpha)
+    moved = result.filter(pl_col_true("moved")) if result.height else result
+    failed = [e for e in check.check_expectations(tables, check.load_expectations(expectations)) if not e["ok"]]
+    typer.echo(f"checked {len(conf.jobs)} jobs x {games} games against {baseline}: "
+               f"{result.height} tests, Holm-Bonferroni at alpha = {alpha}")
+    for line in check.summary_lines(moved, failed):
+        typer.echo(line)
+    if moved.height or failed:
+        raise typer.Exit(code=1)
+    typer.echo("no significant change; every expectation holds")
+
+
+def pl_col_true(name):
+    import polars as pl
+    return pl.col(name)
 
 
 def run_meta(results, seed, games, threads, chunk, wall) -> dict:
@@ -218,10 +305,14 @@ def _one_line(e) -> str:
 def main() -> None:
     """Console entry point: domain and usage errors become one line and exit code 2."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns typer.Exit's code in this mode
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except SimError as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)
+    except (typer.Exit, click.exceptions.Exit) as e:
+        sys.exit(e.exit_code)
     except _ABORTS:
         typer.echo("aborted", err=True)
         sys.exit(130)

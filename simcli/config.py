@@ -191,19 +191,30 @@ def expand(game: str, variant: str | None, players: int | None, **kw) -> list[Jo
     return [resolve(game, variant, players, **kw)]
 
 
-def suite_jobs(path: Path | None = None) -> tuple[list[Job], int, int]:
-    """The default suite: (jobs, games per job, seed)."""
-    data = load_toml(path or configs_dir() / "suite.toml")
+def jobs_from_entries(entries: list[dict], where: str) -> list[Job]:
+    """Expand [[job]] tables (game; optional variants, players, policy, seats, rules)."""
     jobs = []
     available = known_games()
-    for entry in data.get("job", []):
-        game = entry["game"]
+    for entry in entries:
+        game = entry.get("game")
+        if game is None:
+            raise SimError(f"{where}: a [[job]] has no 'game'")
         if game not in available:
-            continue
+            continue  # a game not built in this checkout
         _, variants = variants_of(game)
         for v in entry.get("variants", list(variants)):
+            if v not in variants:
+                raise SimError(f"{where}: unknown variant {v!r} for {game}; valid variants: {', '.join(variants)}")
             for p in entry.get("players", variants[v]["players"]):
                 if p in variants[v]["players"]:
-                    jobs.append(resolve(game, v, p, policy=entry.get("policy"),
+                    jobs.append(resolve(game, v, p, policy=entry.get("policy"), seats=entry.get("seats"),
                                         rules=entry.get("rules")))
+    return jobs
+
+
+def suite_jobs(path: Path | None = None) -> tuple[list[Job], int, int]:
+    """The default suite: (jobs, games per job, seed)."""
+    path = path or configs_dir() / "suite.toml"
+    data = load_toml(path)
+    jobs = jobs_from_entries(data.get("job", []), str(path))
     return jobs, int(data.get("games", 10000)), int(data.get("seed", 0))

@@ -19,7 +19,7 @@ import polars as pl
 
 from .errors import SimError
 
-TABLES = ("seats", "variants", "scores", "lengths", "counters")
+TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired")
 FORMATS = ("parquet", "csv")
 
 
@@ -100,6 +100,11 @@ def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:
         echo(str(seats.select([c for c in (
             "game", "variant", "players", "seat", "policy", "win_share", "win_ci_low",
             "win_ci_high", "mean_place", "score_mean", "score_sd", "score_p50") if c in seats.columns])))
+        pol = tables.get("policies")
+        if pol is not None and pol.height:
+            echo("Policies (same deals, every seat rotation)")
+            echo(str(pol.select("game", "variant", "players", "policy", "seats_held", "deals",
+                                "win_share", "win_ci_low", "win_ci_high")))
         counters = tables.get("counters")
         if counters is not None and counters.height:
             m = counters.filter(pl.col("kind") == "metric").filter(

@@ -6,6 +6,8 @@ Tables (schema in docs/reports.md):
   scores    score histogram per seat (non-zero bins)
   lengths   game-length histogram (non-zero bins)
   counters  the game's own counters: raw integer sums (kind = "sum") and derived metrics
+  policies  rotated runs only: win share per policy (per seat it holds) with a paired interval
+  paired    rotated runs only: win-share difference between two policies on the same deals
 """
 from __future__ import annotations
 
@@ -16,21 +18,10 @@ import polars as pl
 from kernels.layout import SHARE_UNIT
 from kernels.tally import M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
 from .runner import Result
+from .stats import paired_difference, policy_share, wilson
 
-Z95 = 1.959963984540054
 QUANTILES = (("score_p05", 0.05), ("score_p25", 0.25), ("score_p50", 0.50), ("score_p75", 0.75),
              ("score_p95", 0.95))
-
-
-def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion ``p`` observed over ``n`` trials."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    z2 = z * z
-    denom = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def key_columns(r: Result) -> dict:
@@ -97,7 +88,10 @@ def seat_rows(results: list[Result]) -> list[dict]:
             places = acc.place_counts[s]
             placed = places.sum()
             mean_place = float((places * range(len(places))).sum() / placed) if placed else float("nan")
-            rows.append({**k, "seat": s, "policy": r.job.policies[s], "games": games,
+            policy = r.job.policies[s]
+            if r.rotations > 1 and s < r.job.players:
+                policy = "rotated"
+            rows.append({**k, "seat": s, "policy": policy, "games": games,
                          "win_share": share, "win_ci_low": lo, "win_ci_high": hi,
                          "mean_place": mean_place})
     return rows
@@ -116,7 +110,7 @@ def variant_rows(results: list[Result]) -> list[dict]:
         lvar = float(sum(c * (l - lmean) ** 2 for l, c in zip(lengths, acc.len_hist)) / max(n - 1, 1))
         gap_games = int(acc.misc[M_GAP_GAMES])
         rows.append({
-            **key_columns(r), "games": games,
+            **key_columns(r), "games": games, "deals": r.games, "rotations": r.rotations,
             "tie_rate": acc.misc[M_TIES] / games if games else float("nan"),
             "timeout_rate": acc.misc[M_TIMEOUTS] / games if games else float("nan"),
             "seat0_advantage": shares[0] - 1 / S,
@@ -144,6 +138,43 @@ def counter_rows(results: list[Result]) -> list[dict]:
     return rows
 
 
+def policy_rows(results: list[Result]) -> tuple[list[dict], list[dict]]:
+    """Rotated runs: win share per policy, and paired differences between policies."""
+    pol, paired = [], []
+    for r in results:
+        pt = r.policy
+        if pt is None:
+            continue
+        k = key_columns(r)
+        for qi, name in enumerate(pt.names):
+            m, lo, hi = policy_share(pt, qi)
+            pol.append({**k, "policy": name, "seats_held": int(pt.seats_held[qi]), "deals": pt.games,
+                        "rotations": pt.rotations, "win_share": m, "win_ci_low": lo, "win_ci_high": hi})
+        for a in range(len(pt.names)):
+            for b in range(a + 1, len(pt.names)):
+                d = paired_difference(pt, a, b)
+                paired.append({**k, "policy_a": pt.names[a], "policy_b": pt.names[b], "deals": pt.games,
+                               **d})
+    return pol, paired
+
+
+def skill_gaps(tables: dict[str, pl.DataFrame]) -> list[str]:
+    """One line per job with a heuristic-vs-random paired comparison."""
+    paired = tables.get("paired")
+    lines = []
+    if paired is None or not paired.height:
+        return lines
+    for row in paired.iter_rows(named=True):
+        pair = {row["policy_a"], row["policy_b"]}
+        if pair == {"heuristic", "random"}:
+            sign = 1 if row["policy_a"] == "heuristic" else -1
+            lo, hi = sorted((sign * row["ci_low"], sign * row["ci_high"]))
+            lines.append(f"skill gap {row['game']}/{row['variant']}/{row['players']}p: heuristic - random "
+                         f"win share {sign * row['diff']:+.4f} [{lo:+.4f}, {hi:+.4f}] "
+                         f"over {row['deals']} paired deals")
+    return lines
+
+
 def build_tables(results: list[Result]) -> dict[str, pl.DataFrame]:
     """All report tables for a list of job results."""
     key_names = list(dict.fromkeys(c for r in results for c in key_columns(r)))
@@ -152,10 +183,15 @@ def build_tables(results: list[Result]) -> dict[str, pl.DataFrame]:
     if scores.height:
         seats = seats.join(score_stats(scores, key_names), on=key_names + ["seat"], how="left",
                            nulls_equal=True)
-    return {
+    tables = {
         "seats": seats,
         "variants": _frame(variant_rows(results)),
         "scores": scores,
         "lengths": lengths,
         "counters": _frame(counter_rows(results)),
     }
+    pol, paired = policy_rows(results)
+    if pol:
+        tables["policies"] = _frame(pol)
+        tables["paired"] = _frame(paired)
+    return tables

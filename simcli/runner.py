@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numba
@@ -26,14 +26,90 @@ DEFAULT_CHUNK = 1 << 16
 
 
 @dataclass
+class PolicyTally:
+    """Per-deal win units by policy, for policy win shares and paired differences.
+
+    For each game g and policy q, ``u_q(g)`` = win units (x60) won by q's seats summed over
+    all rotations of that deal. Kept as integer sums over games of u_q, u_q^2 and of the
+    scaled paired difference d_ab(g) = u_a(g) * n_b - u_b(g) * n_a (n_q = seats q holds)
+    and d_ab^2, so means and standard errors come out exactly whatever the chunking.
+    """
+    names: list
+    seats_held: np.ndarray          # n_q
+    rotations: int
+    games: int = 0
+    total: np.ndarray = None        # sum_g u_q
+    total_sq: np.ndarray = None     # sum_g u_q^2
+    pair: np.ndarray = None         # sum_g d_ab
+    pair_sq: np.ndarray = None      # sum_g d_ab^2
+
+    def __post_init__(self):
+        q = len(self.names)
+        for name, shape in (("total", (q,)), ("total_sq", (q,)), ("pair", (q, q)), ("pair_sq", (q, q))):
+            if getattr(self, name) is None:
+                setattr(self, name, np.zeros(shape, dtype=np.int64))
+
+    def add_games(self, units: np.ndarray) -> None:
+        """Fold u (games x policies) for one chunk."""
+        n = self.seats_held
+        self.games += units.shape[0]
+        self.total += units.sum(axis=0)
+        self.total_sq += (units * units).sum(axis=0)
+        d = units[:, :, None] * n[None, None, :] - units[:, None, :] * n[None, :, None]
+        self.pair += d.sum(axis=0)
+        self.pair_sq += (d * d).sum(axis=0)
+
+    def merge(self, other: "PolicyTally") -> None:
+        self.games += other.games
+        for name in ("total", "total_sq", "pair", "pair_sq"):
+            getattr(self, name).__iadd__(getattr(other, name))
+
+
+@dataclass
 class Result:
-    """One job's integer tallies plus how they were obtained."""
+    """One job's integer tallies plus how they were obtained.
+
+    ``acc`` sums every rotation (so with ``rotations`` R > 1 it describes R x ``games`` games,
+    each seat having held every policy equally often); ``policy`` is set for rotated runs.
+    """
     job: Job
     acc: Accumulators
     games: int
     seed: int
     wall: float = 0.0
+    rotations: int = 1
+    policy: PolicyTally | None = None
     extra: dict = field(default_factory=dict)
+
+
+def rotated_jobs(job: Job) -> list[Job]:
+    """The job once per rotation of its players' seat policies (fixed seats stay put).
+
+    Rotation r gives seat s the policy that seat (s + r) mod P has in ``job``. Deals depend only
+    on (seed, game index), so every rotation replays the same deals.
+    """
+    P = job.players
+    out = []
+    for r in range(P):
+        order = [(s + r) % P for s in range(P)] + list(range(P, job.seats.shape[0]))
+        seats = job.seats[order].copy()
+        policies = [job.policies[i] for i in order]
+        out.append(replace(job, seats=seats, policies=policies))
+    return out
+
+
+def policy_tally_for(job: Job, rotations: int) -> PolicyTally:
+    names = list(dict.fromkeys(job.policies[: job.players]))
+    held = np.array([job.policies[: job.players].count(q) for q in names], dtype=np.int64)
+    return PolicyTally(names, held, rotations)
+
+
+def win_units(rows: np.ndarray, S: int) -> np.ndarray:
+    """(games x S) win units: SHARE_UNIT // k to each of k winners."""
+    winners = rows[:, 2 * S]
+    bits = (winners[:, None] >> np.arange(S)[None, :]) & 1
+    k = np.maximum(bits.sum(axis=1), 1)
+    return bits * (layout.SHARE_UNIT // k)[:, None]
 
 
 def accumulators_for(job: Job) -> Accumulators:
@@ -116,33 +192,92 @@ class PerGameWriter:
         shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
+@dataclass
+class ChunkTally:
+    """What one chunk of one job contributes: a pure function of (job, seed, start, stop, rotate)."""
+    acc: Accumulators
+    policy: PolicyTally | None
+    games: int
+
+
+def chunk_tally(job: Job, seed: int, start: int, stop: int, rotate: bool = False,
+                buf: np.ndarray | None = None, per_game: "PerGameWriter | None" = None) -> ChunkTally:
+    """Play games [start, stop) of ``job`` (every rotation when ``rotate``) and fold them."""
+    jobs = rotated_jobs(job) if rotate else [job]
+    acc = accumulators_for(job)
+    lower = bool(job.module.LOWER_IS_BETTER)
+    pt = policy_tally_for(job, len(jobs)) if rotate else None
+    units = None
+    for rj in jobs:
+        buf = play_chunk(rj, seed, start, stop, buf)
+        acc.fold(buf, lower)
+        if per_game is not None:
+            per_game.write(rj, start, buf)
+        if pt is not None:
+            u = win_units(buf, rj.seats.shape[0])
+            if units is None:
+                units = np.zeros((stop - start, len(pt.names)), dtype=np.int64)
+            for qi, q in enumerate(pt.names):
+                cols = [s for s in range(rj.players) if rj.policies[s] == q]
+                units[:, qi] += u[:, cols].sum(axis=1)
+    if pt is not None:
+        pt.add_games(units)
+    return ChunkTally(acc, pt, stop - start)
+
+
+def widest_interval(acc: Accumulators, policy: PolicyTally | None) -> float:
+    """The widest 95% interval among seat win shares (Wilson) and policy win shares (paired)."""
+    from .stats import policy_share, wilson
+    games = int(acc.misc[0])
+    if games == 0:
+        return float("inf")
+    w = 0.0
+    for s in range(acc.n_seats):
+        lo, hi = wilson(acc.win_units[s] / layout.SHARE_UNIT / games, games)
+        w = max(w, hi - lo)
+    if policy is not None:
+        for qi in range(len(policy.names)):
+            _, lo, hi = policy_share(policy, qi)
+            w = max(w, hi - lo)
+    return w
+
+
 def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
              chunk: int = DEFAULT_CHUNK, progress: bool = True,
-             per_game: list[PerGameWriter] | None = None, first_game: int = 0) -> list[Result]:
-    """Play ``games`` games of each job (indices first_game ..), one progress bar over all.
+             per_game: list[PerGameWriter] | None = None, first_game: int = 0,
+             rotate: bool = False, until_ci: float | None = None) -> list[Result]:
+    """Play ``games`` deals of each job (indices first_game ..), one progress bar over all.
 
-    ``per_game``, when given, holds one writer per job.
+    ``rotate`` replays each deal once per rotation of the seat policies. ``until_ci`` stops a
+    job early, at a chunk boundary, once every win-share interval is narrower than it (so the
+    games played depend on the chunk size, and are reported). ``per_game`` holds one writer
+    per job.
     """
     from tqdm import tqdm
     set_threads(threads)
-    total = games * len(jobs)
-    bar = tqdm(total=total, unit="game", unit_scale=True, disable=not progress,
-               file=sys.stderr, dynamic_ncols=True, leave=False)
+    reps = [(job.players if rotate else 1) for job in jobs]
+    bar = tqdm(total=sum(games * r for r in reps), unit="game", unit_scale=True,
+               disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False)
     results = []
     try:
         for j, job in enumerate(jobs):
             bar.set_description(job.describe())
             acc = accumulators_for(job)
-            lower = bool(job.module.LOWER_IS_BETTER)
-            buf = None
+            pt = policy_tally_for(job, reps[j]) if rotate else None
+            played = 0
             t0 = time.perf_counter()
             for start, stop in plan_chunks(first_game, games, chunk):
-                buf = play_chunk(job, seed, start, stop, buf)
-                acc.fold(buf, lower)
-                if per_game is not None:
-                    per_game[j].write(job, start, buf)
-                bar.update(stop - start)
-            results.append(Result(job, acc, games, seed, time.perf_counter() - t0))
+                ct = chunk_tally(job, seed, start, stop, rotate, None,
+                                 per_game[j] if per_game is not None else None)
+                acc.merge(ct.acc)
+                if pt is not None:
+                    pt.merge(ct.policy)
+                played += ct.games
+                bar.update(ct.games * reps[j])
+                if until_ci is not None and widest_interval(acc, pt) < until_ci:
+                    bar.update((games - played) * reps[j])
+                    break
+            results.append(Result(job, acc, played, seed, time.perf_counter() - t0, reps[j], pt))
     finally:
         bar.close()
     return results

@@ -1,0 +1,211 @@
+"""Balance regression: re-run the committed baselines and test what moved.
+
+``configs/check.toml`` lists the jobs (like the suite), the games per job and two seeds: the
+baseline is made with ``baseline_seed`` (``simcli check --update``), the check re-runs with
+``check_seed`` — an independent sample, so an unchanged rule set differs only by chance and
+the two-sample tests below hold their nominal error rate.
+
+Tests per job (matched by game, variant, players, policies and labels):
+  win share of each seat     two-proportion z test          effect: difference, Cohen's h
+  tie rate, timeout rate     two-proportion z test          effect: difference, Cohen's h
+  score mean of each seat    Welch's t test (normal tail)   effect: difference, Cohen's d
+  score distribution / seat  two-sample chi-square          effect: Cramer's V
+  length distribution        two-sample chi-square          effect: Cramer's V
+All p-values of one check form one family, corrected with Holm-Bonferroni at ``alpha``.
+Designer expectations (``configs/expectations.toml``) are checked on the new run's numbers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from . import config as cfg
+from . import stats
+from .errors import SimError
+
+KEYS = ["game", "variant", "players", "policies"]
+
+
+@dataclass
+class CheckConfig:
+    jobs: list
+    games: int
+    baseline_seed: int
+    check_seed: int
+    alpha: float
+
+
+def load_check_config(path: Path | None = None) -> CheckConfig:
+    path = Path(path) if path else cfg.configs_dir() / "check.toml"
+    data = cfg.load_toml(path)
+    jobs = cfg.jobs_from_entries(data.get("job", []), str(path))
+    if not jobs:
+        raise SimError(f"check config {path} lists no jobs")
+    return CheckConfig(jobs, int(data.get("games", 20000)), int(data.get("baseline_seed", 1)),
+                       int(data.get("check_seed", 2)), float(data.get("alpha", 0.01)))
+
+
+def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
+    tables = {}
+    for name in ("seats", "variants", "scores", "lengths"):
+        p = folder / f"{name}.parquet"
+        if not p.is_file():
+            raise SimError(f"baseline folder {folder} has no {name}.parquet; make one with `simcli check --update`")
+        tables[name] = pl.read_parquet(p)
+    return tables
+
+
+def _key_cols(df: pl.DataFrame) -> list[str]:
+    fixed = {"seat", "policy", "games", "deals", "rotations", "score", "count", "length", "kind", "metric",
+             "value", "win_share", "win_ci_low", "win_ci_high", "mean_place"}
+    return [c for c in df.columns if c in KEYS or (df[c].dtype == pl.String and c not in fixed
+                                                    and c not in ("length_unit",))]
+
+
+def _job_key(row: dict, cols: list[str]) -> tuple:
+    return tuple((c, row.get(c)) for c in cols)
+
+
+def compare(base: dict[str, pl.DataFrame], new: dict[str, pl.DataFrame], alpha: float) -> pl.DataFrame:
+    """One row per test: keys, metric, seat, baseline, current, effect, effect_size, p, moved."""
+    rows = []
+    kcols = _key_cols(new["variants"])
+    bvar = {_job_key(r, kcols): r for r in base["variants"].iter_rows(named=True)}
+    for v in new["variants"].iter_rows(named=True):
+        key = _job_key(v, kcols)
+        keyd = dict(key)
+        b = bvar.get(key)
+        if b is None:
+            rows.append({**keyd, "metric": "baseline", "seat": None, "baseline": None, "current": None,
+                         "effect": None, "effect_size": None, "p_value": 0.0,
+                         "note": "no baseline for this job: run `simcli check --update`"})
+            continue
+        n1, n2 = b["games"], v["games"]
+        for metric in ("tie_rate", "timeout_rate"):
+            x1, x2 = b[metric] * n1, v[metric] * n2
+            _, p = stats.two_proportion(x2, n2, x1, n1)
+            rows.append({**keyd, "metric": metric, "seat": None, "baseline": b[metric], "current": v[metric],
+                         "effect": v[metric] - b[metric], "effect_size": stats.cohens_h(v[metric], b[metric]),
+                         "p_value": p, "note": "two-proportion z; effect size = Cohen's h"})
+        flt = [pl.col(c) == keyd[c] if keyd[c] is not None else pl.col(c).is_null() for c in kcols]
+        bs = base["seats"].filter(*flt) if all(c in base["seats"].columns for c in kcols) else base["seats"].clear()
+        ns = new["seats"].filter(*flt)
+        bsc = base["scores"].filter(*flt) if all(c in base["scores"].columns for c in kcols) else base["scores"].clear()
+        nsc = new["scores"].filter(*flt)
+        for s_row in ns.iter_rows(named=True):
+            seat = s_row["seat"]
+            match = bs.filter(pl.col("seat") == seat)
+            if not match.height:
+                continue
+            bsr = match.row(0, named=True)
+            _, p = stats.two_proportion(s_row["win_share"] * n2, n2, bsr["win_share"] * n1, n1)
+            rows.append({**keyd, "metric": "win_share", "seat": seat, "baseline": bsr["win_share"],
+                         "current": s_row["win_share"], "effect": s_row["win_share"] - bsr["win_share"],
+                         "effect_size": stats.cohens_h(s_row["win_share"], bsr["win_share"]), "p_value": p,
+                         "note": "two-proportion z; effect size = Cohen's h"})
+            if s_row.get("score_sd") is not None and bsr.get("score_sd") is not None:
+                _, p = stats.welch(s_row["score_mean"], s_row["score_sd"], n2, bsr["score_mean"], bsr["score_sd"], n1)
+                rows.append({**keyd, "metric": "score_mean", "seat": seat, "baseline": bsr["score_mean"],
+                             "current": s_row["score_mean"], "effect": s_row["score_mean"] - bsr["score_mean"],
+                             "effect_size": stats.cohens_d(s_row["score_mean"], s_row["score_sd"],
+                                                           bsr["score_mean"], bsr["score_sd"]),
+                             "p_value": p, "note": "Welch t; effect size = Cohen's d"})
+            h1 = dict(bsc.filter(pl.col("seat") == seat).select("score", "count").iter_rows())
+            h2 = dict(nsc.filter(pl.col("seat") == seat).select("score", "count").iter_rows())
+            stat, df, p, v_eff = stats.chi2_homogeneity(h2, h1)
+            if df:
+                rows.append({**keyd, "metric": "score_distribution", "seat": seat, "baseline": None,
+                             "current": stat, "effect": None, "effect_size": v_eff, "p_value": p,
+                             "note": f"chi-square, {df} df; current = statistic; effect size = Cramer's V"})
+        bl = base["lengths"].filter(*flt) if all(c in base["lengths"].columns for c in kcols) else base["lengths"].clear()
+        nl = new["lengths"].filter(*flt)
+        stat, df, p, v_eff = stats.chi2_homogeneity(dict(nl.select("length", "count").iter_rows()),
+                                                    dict(bl.select("length", "count").iter_rows()))
+        if df:
+            rows.append({**keyd, "metric": "length_distribution", "seat": None, "baseline": b["length_mean"],
+                         "current": v["length_mean"], "effect": v["length_mean"] - b["length_mean"],
+                         "effect_size": v_eff, "p_value": p,
+                         "note": f"chi-square, {df} df; baseline/current = mean length; effect size = Cramer's V"})
+    if not rows:
+        return pl.DataFrame()
+    df = pl.DataFrame(rows, infer_schema_length=None)
+    pvals = [p if p == p else 1.0 for p in df["p_value"].to_list()]
+    moved = stats.holm(pvals, alpha)
+    return df.with_columns(pl.Series("moved", moved))
+
+
+def load_expectations(path: Path | None = None) -> list[dict]:
+    path = Path(path) if path else cfg.configs_dir() / "expectations.toml"
+    if not path.is_file():
+        return []
+    return cfg.load_toml(path).get("expect", [])
+
+
+def check_expectations(tables: dict[str, pl.DataFrame], expectations: list[dict]) -> list[dict]:
+    """Each expectation against every matching job; returns one row per evaluation."""
+    variants = tables["variants"]
+    counters = tables.get("counters")
+    out = []
+    for e in expectations:
+        metric = e["metric"]
+        for v in variants.iter_rows(named=True):
+            if any(k in e and v.get(k) != e[k] for k in ("game", "variant", "players", "policies")):
+                continue
+            if metric in v:
+                value = v[metric]
+            elif counters is not None and counters.height:
+                m = counters.filter((pl.col("game") == v["game"]) & (pl.col("variant") == v["variant"])
+                                    & (pl.col("players") == v["players"]) & (pl.col("policies") == v["policies"])
+                                    & (pl.col("metric") == metric))
+                if not m.height:
+                    continue
+                value = m["value"][0]
+            else:
+                continue
+            ok = True
+            desc = []
+            if "within" in e:
+                ok &= abs(value) <= e["within"]
+                desc.append(f"|x| <= {e['within']}")
+            if "below" in e:
+                ok &= value < e["below"]
+                desc.append(f"x < {e['below']}")
+            if "above" in e:
+                ok &= value > e["above"]
+                desc.append(f"x > {e['above']}")
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                ok = False
+            out.append({"game": v["game"], "variant": v["variant"], "players": v["players"],
+                        "policies": v["policies"], "metric": metric, "value": value,
+                        "expectation": " and ".join(desc), "ok": bool(ok)})
+    return out
+
+
+def write_baseline(tables: dict, folder: Path, meta: dict) -> None:
+    from .export import write_tables
+    write_tables({k: tables[k] for k in ("seats", "variants", "scores", "lengths", "counters")},
+                 folder, "parquet", meta)
+
+
+def summary_lines(moved: pl.DataFrame, failed: list[dict]) -> list[str]:
+    lines = []
+    if moved.height:
+        lines.append(f"{moved.height} significant change(s):")
+        with pl.Config(tbl_rows=100, tbl_cols=20, tbl_width_chars=200, float_precision=4,
+                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+            lines.append(str(moved.select([c for c in ("game", "variant", "players", "policies", "metric", "seat",
+                                                       "baseline", "current", "effect", "effect_size", "p_value")
+                                           if c in moved.columns])))
+    for f in failed:
+        lines.append(f"expectation failed: {f['game']}/{f['variant']}/{f['players']}p [{f['policies']}] "
+                     f"{f['metric']} = {f['value']:.4g}, expected {f['expectation']}")
+    return lines
+
+
+def meta_for(conf: CheckConfig, seed: int) -> dict:
+    return {"purpose": "balance baseline", "seed": seed, "games": conf.games, "alpha": conf.alpha,
+            "jobs": [{"game": j.game, "version": j.module.VERSION, "variant": j.variant, "players": j.players,
+                      "policies": j.policies, "rules": j.rules, "labels": j.labels} for j in conf.jobs]}

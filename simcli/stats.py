@@ -1,0 +1,185 @@
+"""Honest statistics from integer tallies: intervals, two-sample tests, multiple comparisons.
+
+Only the standard library: normal and chi-square tail probabilities are computed here
+(``math.erfc`` and the regularized incomplete gamma function), so no SciPy is needed.
+"""
+from __future__ import annotations
+
+import math
+
+Z95 = 1.959963984540054
+
+
+def normal_sf2(z: float) -> float:
+    """Two-sided normal tail probability P(|Z| >= |z|)."""
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``p`` observed over ``n`` trials."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_ci(total: float, total_sq: float, n: int, z: float = Z95) -> tuple[float, float, float]:
+    """(mean, low, high) of n observations given their sum and sum of squares (normal approx)."""
+    if n <= 1:
+        m = total / n if n else float("nan")
+        return m, float("nan"), float("nan")
+    m = total / n
+    var = max(total_sq / n - m * m, 0.0) * n / (n - 1)
+    se = math.sqrt(var / n)
+    return m, m - z * se, m + z * se
+
+
+def policy_share(pt, qi: int) -> tuple[float, float, float]:
+    """Win share of policy ``qi`` per seat it holds, with a 95% interval over deals.
+
+    Per deal, x = u_q / (60 * R * n_q) lies in [0, 1]; the interval is the normal interval of
+    the mean of x over deals (deals are independent; rotations of one deal are not).
+    """
+    from kernels.layout import SHARE_UNIT
+    scale = SHARE_UNIT * pt.rotations * int(pt.seats_held[qi])
+    return mean_ci(pt.total[qi] / scale, pt.total_sq[qi] / scale**2, pt.games)
+
+
+def paired_difference(pt, a: int, b: int) -> dict:
+    """Win share of policy a minus policy b on the same deals, with interval, z and p."""
+    from kernels.layout import SHARE_UNIT
+    scale = SHARE_UNIT * pt.rotations * int(pt.seats_held[a]) * int(pt.seats_held[b])
+    m, lo, hi = mean_ci(pt.pair[a, b] / scale, pt.pair_sq[a, b] / scale**2, pt.games)
+    se = (hi - m) / Z95 if hi == hi else float("nan")
+    z = m / se if se and se == se else (0.0 if m == 0 else float("inf"))
+    return {"diff": m, "ci_low": lo, "ci_high": hi, "z": z,
+            "p_value": normal_sf2(z) if z == z else float("nan")}
+
+
+def two_proportion(x1: float, n1: int, x2: float, n2: int) -> tuple[float, float]:
+    """Pooled two-proportion z test: (z, two-sided p). x are successes (may be fractional)."""
+    if n1 == 0 or n2 == 0:
+        return 0.0, 1.0
+    p1, p2 = x1 / n1, x2 / n2
+    p = (x1 + x2) / (n1 + n2)
+    se = math.sqrt(max(p * (1 - p), 0.0) * (1 / n1 + 1 / n2))
+    if se == 0:
+        return (0.0, 1.0) if p1 == p2 else (math.inf, 0.0)
+    z = (p1 - p2) / se
+    return z, normal_sf2(z)
+
+
+def cohens_h(p1: float, p2: float) -> float:
+    return 2 * math.asin(math.sqrt(min(max(p1, 0), 1))) - 2 * math.asin(math.sqrt(min(max(p2, 0), 1)))
+
+
+def welch(m1: float, s1: float, n1: int, m2: float, s2: float, n2: int) -> tuple[float, float]:
+    """Welch's unequal-variance test of two means: (t, two-sided p).
+
+    The p-value uses the normal distribution for the t statistic: exact enough for the
+    thousands of games a baseline holds (df > 1000 differs from normal by < 0.1%), and
+    Welch–Satterthwaite df is reported by the caller when it matters.
+    """
+    if n1 < 2 or n2 < 2:
+        return 0.0, 1.0
+    se = math.sqrt(s1 * s1 / n1 + s2 * s2 / n2)
+    if se == 0:
+        return (0.0, 1.0) if m1 == m2 else (math.inf, 0.0)
+    t = (m1 - m2) / se
+    return t, normal_sf2(t)
+
+
+def cohens_d(m1: float, s1: float, m2: float, s2: float) -> float:
+    sp = math.sqrt((s1 * s1 + s2 * s2) / 2)
+    return (m1 - m2) / sp if sp else 0.0
+
+
+def gammaincc(a: float, x: float) -> float:
+    """Regularized upper incomplete gamma Q(a, x) (series / continued fraction)."""
+    if x <= 0:
+        return 1.0
+    gln = math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(10000):
+            ap += 1
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(-x + a * math.log(x) - gln))
+    b = x + 1 - a
+    c = 1 / 1e-300
+    d = 1 / b
+    h = d
+    for i in range(1, 10000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1e-300 if abs(d) < 1e-300 else d
+        c = b + an / c
+        c = 1e-300 if abs(c) < 1e-300 else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(-x + a * math.log(x) - gln) * h)
+
+
+def chi2_sf(x: float, df: int) -> float:
+    return gammaincc(df / 2, x / 2) if df > 0 else 1.0
+
+
+def chi2_homogeneity(h1: dict, h2: dict, min_expected: float = 5.0) -> tuple[float, int, float, float]:
+    """Two-sample chi-square test that two histograms ({value: count}) share one distribution.
+
+    Adjacent values are pooled (in value order) until each pooled bin expects >= min_expected
+    in both samples. Returns (statistic, df, p, Cramer's V).
+    """
+    n1, n2 = sum(h1.values()), sum(h2.values())
+    if n1 == 0 or n2 == 0:
+        return 0.0, 0, 1.0, 0.0
+    values = sorted(set(h1) | set(h2))
+    bins, c1, c2 = [], 0, 0
+    for v in values:
+        c1 += h1.get(v, 0)
+        c2 += h2.get(v, 0)
+        tot = c1 + c2
+        if tot * n1 / (n1 + n2) >= min_expected and tot * n2 / (n1 + n2) >= min_expected:
+            bins.append((c1, c2))
+            c1 = c2 = 0
+    if c1 or c2:
+        if bins:
+            a, b = bins.pop()
+            bins.append((a + c1, b + c2))
+        else:
+            bins.append((c1, c2))
+    if len(bins) < 2:
+        return 0.0, 0, 1.0, 0.0
+    n = n1 + n2
+    stat = 0.0
+    for a, b in bins:
+        tot = a + b
+        for obs, ni in ((a, n1), (b, n2)):
+            exp = tot * ni / n
+            stat += (obs - exp) ** 2 / exp
+    df = len(bins) - 1
+    return stat, df, chi2_sf(stat, df), math.sqrt(stat / n)
+
+
+def holm(pvalues: list[float], alpha: float) -> list[bool]:
+    """Holm–Bonferroni step-down: which hypotheses are rejected at family-wise level alpha."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    m = len(pvalues)
+    rejected = [False] * m
+    for rank, i in enumerate(order):
+        if pvalues[i] <= alpha / (m - rank):
+            rejected[i] = True
+        else:
+            break
+    return rejected

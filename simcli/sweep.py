@@ -1,0 +1,74 @@
+"""Sweeps: a grid of games x variants x player counts x seat policies x rule values.
+
+A sweep file (TOML) has optional ``games``, ``seed``, ``rotate`` and one or more ``[[grid]]``
+tables::
+
+    [[grid]]
+    game = "forecasts-cubes"          # required
+    variants = ["base", "advisory"]   # default: every variant of the game
+    players = [3, 4]                  # default: every count of each variant
+    policies = ["random", "heuristic,random,random,random"]  # a name = every seat; a list = per seat
+    rules = { tricks_per_round = [8, 10] }                    # each list is an axis (cartesian product)
+
+Every swept rule becomes a label column (its value as text) in every table, and ``meta.json``
+lists the grid's columns under ``axes``. Player counts a variant does not have are skipped;
+a seat list whose length does not fit a player count is skipped for that count.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from . import config as cfg
+from .errors import SimError
+
+GRID_KEYS = {"game", "variants", "players", "policies", "rules"}
+
+
+def load_sweep(path: Path) -> tuple[list[cfg.Job], dict, list[str]]:
+    """(jobs, settings {games, seed, rotate}, axis column names)."""
+    data = cfg.load_toml(Path(path))
+    grids = data.get("grid", [])
+    if not grids:
+        raise SimError(f"sweep file {path} has no [[grid]] tables")
+    jobs: list[cfg.Job] = []
+    rule_axes: list[str] = []
+    for gi, grid in enumerate(grids):
+        unknown = set(grid) - GRID_KEYS
+        if unknown:
+            raise SimError(f"sweep file {path}, grid {gi + 1}: unknown key(s) {', '.join(sorted(unknown))}; "
+                           f"valid keys: {', '.join(sorted(GRID_KEYS))}")
+        if "game" not in grid:
+            raise SimError(f"sweep file {path}, grid {gi + 1}: missing 'game'")
+        game = grid["game"]
+        cfg.game_module(game)
+        _, variants = cfg.variants_of(game)
+        vnames = grid.get("variants", list(variants))
+        rules = grid.get("rules", {})
+        names = list(rules)
+        for n in names:
+            if n not in rule_axes:
+                rule_axes.append(n)
+        value_lists = [v if isinstance(v, list) else [v] for v in rules.values()]
+        for v in vnames:
+            if v not in variants:
+                raise SimError(f"sweep file {path}: unknown variant {v!r} for {game}; valid variants: "
+                               f"{', '.join(variants)}")
+            for p in grid.get("players", variants[v]["players"]):
+                if p not in variants[v]["players"]:
+                    continue
+                for pol in grid.get("policies", ["random"]):
+                    seat_list = "," in pol
+                    if seat_list and len(pol.split(",")) != p:
+                        continue
+                    for combo in itertools.product(*value_lists):
+                        overrides = dict(zip(names, combo))
+                        labels = {n: str(val).lower() if isinstance(val, bool) else str(val)
+                                  for n, val in overrides.items()}
+                        jobs.append(cfg.resolve(
+                            game, v, p, policy=None if seat_list else pol,
+                            seats=pol if seat_list else None, rules=overrides, labels=labels))
+    if not jobs:
+        raise SimError(f"sweep file {path} expands to no jobs (check players and seat lists)")
+    settings = {"games": data.get("games"), "seed": data.get("seed"), "rotate": bool(data.get("rotate", False))}
+    return jobs, settings, ["game", "variant", "players", "policies", *rule_axes]
