@@ -1,0 +1,710 @@
+"""One self-contained HTML page for a report folder (``simcli report DIR``, ``--html``).
+
+``render_html(report_dir)`` reads whatever report tables the folder holds (Parquet or CSV:
+seats, variants, scores, lengths, counters, meta.json; optional policies, paired, dates; sweeps
+are recognised by ``meta.json["axes"]``) and returns the page as text. ``write_html`` writes it
+atomically. The page needs nothing else: CSS is inline, every plot is a matplotlib PNG embedded
+as a ``data:`` URI, there are no scripts, links, fonts or web addresses (a ``://`` in any text,
+e.g. a note quoting a web page, is written as an HTML entity so no address appears literally).
+
+Layout: header (what was run, from meta.json, and any stand-in data notes), an overview table
+when there are several jobs, the calendar heat-maps (``dates``), the sweep comparison plots
+(``axes``), then one section per job: its numbers, a three-panel figure (win share per seat
+with 95% intervals, score distribution per seat, game-length distribution), the seat table,
+the policy comparison (rotated runs) and the game's derived counter metrics. At most
+``MAX_FIGURES`` images are drawn; the page says how many were left out.
+"""
+from __future__ import annotations
+
+import base64
+import calendar
+import html
+import io
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import polars as pl
+
+from .errors import SimError
+
+TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates")
+BASE_KEYS = ("game", "variant", "players", "policies")
+SWEEP_METRICS = (("seat0_win_share", "win share of seat 0"), ("seat0_advantage", "seat-0 advantage"),
+                 ("balance", "balance"), ("tie_rate", "tie rate"), ("length_mean", "mean game length"))
+MAX_FIGURES = 60          # images per page
+MAX_JOB_SECTIONS = 120    # per-job sections per page (the overview table still lists every job)
+MAX_TABLE_ROWS = 400      # rows in any one HTML table
+MAX_LINES = 10            # lines per sweep plot
+DPI = 100
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+ margin:0 auto;max-width:1180px;padding:16px 24px 48px;color:#1d2330;background:#fff;line-height:1.4}
+h1{font-size:1.6em;margin:.2em 0 .4em;border-bottom:3px solid #2b5797;padding-bottom:.2em}
+h2{font-size:1.3em;margin:1.6em 0 .5em;color:#2b5797;border-bottom:1px solid #c9d3e6;padding-bottom:.15em}
+h3{font-size:1.05em;margin:1.1em 0 .4em}
+table{border-collapse:collapse;margin:.4em 0 .9em;font-size:.86em}
+th,td{border:1px solid #d5dbe6;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#eef2f8;font-weight:600}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr:nth-child(even) td{background:#f8f9fc}
+img{max-width:100%;height:auto;display:block;margin:.3em 0 .8em}
+.note{background:#fff6df;border-left:4px solid #e0a800;padding:6px 12px;margin:.6em 0}
+.cut{background:#fdecec;border-left:4px solid #c0392b;padding:6px 12px;margin:.6em 0}
+.job{border-top:2px solid #2b5797;margin-top:2em}
+.kv td:first-child{font-weight:600;background:#f3f5fa}
+.toc{columns:2;font-size:.9em}
+.muted{color:#667;font-size:.9em}
+code{background:#f1f3f7;padding:0 3px;border-radius:3px}
+"""
+
+
+# ----------------------------------------------------------------------------------- reading
+
+def _read(path: Path) -> pl.DataFrame:
+    try:
+        if path.suffix == ".csv":
+            return pl.read_csv(path, infer_schema_length=None)
+        return pl.read_parquet(path)
+    except Exception as e:  # a damaged or foreign file: one line, no traceback
+        raise SimError(f"cannot read {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+
+
+def read_report(report_dir: Path) -> tuple[dict[str, pl.DataFrame], dict]:
+    """(tables by name, meta) from a report folder; Parquet preferred over CSV."""
+    d = Path(report_dir)
+    if not d.is_dir():
+        raise SimError(f"{d} is not a simcli report folder (no seats/variants tables)"
+                       if d.exists() else f"report folder {d} does not exist")
+    tables = {}
+    for name in TABLES:
+        for ext in ("parquet", "csv"):
+            p = d / f"{name}.{ext}"
+            if p.is_file():
+                tables[name] = _read(p)
+                break
+    if "seats" not in tables and "variants" not in tables:
+        raise SimError(f"{d} is not a simcli report folder (no seats/variants tables)")
+    meta = {}
+    mp = d / "meta.json"
+    if mp.is_file():
+        try:
+            meta = json.loads(mp.read_text())
+        except (OSError, ValueError) as e:
+            raise SimError(f"cannot read {mp}: {e}") from None
+        if not isinstance(meta, dict):
+            meta = {}
+    return tables, meta
+
+
+def _key_columns(tables: dict[str, pl.DataFrame]) -> list[str]:
+    """Job key columns: those every table starts with (before `games` / `seat`)."""
+    keys: list[str] = []
+    for name, stop in (("variants", "games"), ("seats", "seat")):
+        df = tables.get(name)
+        if df is None or stop not in df.columns:
+            continue
+        for c in df.columns[: df.columns.index(stop)]:
+            if c not in keys:
+                keys.append(c)
+    return keys
+
+
+def _normalise(tables: dict[str, pl.DataFrame], keys: list[str]) -> dict[str, pl.DataFrame]:
+    """Same key dtypes in every table: players an integer, label columns text (CSV infers types)."""
+    out = {}
+    for name, df in tables.items():
+        casts = []
+        for k in keys:
+            if k not in df.columns:
+                continue
+            if k == "players":
+                casts.append(pl.col(k).cast(pl.Int64, strict=False))
+            elif name != "dates" or k != "date":
+                casts.append(pl.col(k).cast(pl.Utf8))
+        out[name] = df.with_columns(casts) if casts else df
+    return out
+
+
+def _groups(df: pl.DataFrame | None, keys: list[str]) -> tuple[list[str], dict]:
+    """Partition a table by the job keys it has: (keys used, {key tuple: frame})."""
+    if df is None or df.height == 0:
+        return [], {}
+    present = [k for k in keys if k in df.columns]
+    if not present:
+        return present, {(): df}
+    return present, df.partition_by(present, as_dict=True, maintain_order=True)
+
+
+def _part(groups: tuple[list[str], dict], job: dict) -> pl.DataFrame | None:
+    present, parts = groups
+    return parts.get(tuple(job.get(k) for k in present))
+
+
+# -------------------------------------------------------------------------------- formatting
+
+def esc(text) -> str:
+    """HTML-escaped text; '://' and 'url(' are written as entities so no address appears."""
+    s = html.escape("" if text is None else str(text), quote=True)
+    return s.replace("://", ":&#47;&#47;").replace("url(", "url&#40;")
+
+
+def _isnum(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def fmt(v, digits: int = 4) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return f"{v:,}" if abs(v) >= 10_000 else str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "–"
+        if math.isinf(v):
+            return "∞" if v > 0 else "-∞"
+        if v != 0 and (abs(v) >= 1e6 or abs(v) < 10 ** -digits):
+            return f"{v:.3g}"
+        if v == int(v) and abs(v) < 1e6:
+            return str(int(v))
+        return f"{v:.{digits}f}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(fmt(x, digits) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={fmt(x, digits)}" for k, x in v.items())
+    return str(v)
+
+
+def _table(headers: list[str], rows: list[list], cls: str = "", cap: int = MAX_TABLE_ROWS) -> str:
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = []
+    for row in rows[:cap]:
+        cells = []
+        for v in row:
+            klass = ' class="n"' if _isnum(v) else ""
+            cells.append(f"<td{klass}>{esc(fmt(v))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    more = (f'<p class="muted">{len(rows) - cap} more rows not shown (see the table files).</p>'
+            if len(rows) > cap else "")
+    c = f' class="{cls}"' if cls else ""
+    return f"<table{c}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+
+
+def _kv(pairs: list[tuple[str, object]]) -> str:
+    rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(fmt(v))}</td></tr>" for k, v in pairs)
+    return f'<table class="kv"><tbody>{rows}</tbody></table>'
+
+
+def _job_title(job: dict, keys: list[str]) -> str:
+    parts = [str(job.get("game", "?")), str(job.get("variant", "?")), f"{job.get('players', '?')}p"]
+    if job.get("policies") is not None:
+        parts.append(f"[{job['policies']}]")
+    labels = [f"{k}={job[k]}" for k in keys if k not in BASE_KEYS and job.get(k) is not None]
+    return " / ".join(parts[:3]) + " " + " ".join(parts[3:]) + (" — " + ", ".join(labels) if labels else "")
+
+
+# ----------------------------------------------------------------------------------- figures
+
+class _Figures:
+    """Draws matplotlib figures into PNG data URIs, at most ``limit`` of them."""
+
+    def __init__(self, limit: int | None = None):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        self.plt = plt
+        self.limit = MAX_FIGURES if limit is None else limit
+        self.drawn = 0
+        self.skipped = 0
+
+    def room(self) -> bool:
+        if self.drawn < self.limit:
+            return True
+        self.skipped += 1
+        return False
+
+    def new(self, w: float, h: float, nrows: int = 1, ncols: int = 1, left: float = 0.75,
+            right: float = 0.2, top: float = 0.45, bottom: float = 0.6, wspace: float = 0.35,
+            hspace: float = 0.6):
+        """Figure and a grid of axes; margins in inches (fixed margins: no layout engine, fast)."""
+        fig, axes = self.plt.subplots(nrows, ncols, figsize=(w, h), dpi=DPI, squeeze=False)
+        fig.subplots_adjust(left=left / w, right=1 - right / w, top=1 - top / h, bottom=bottom / h,
+                            wspace=wspace, hspace=hspace)
+        return fig, axes
+
+    def img(self, fig, alt: str) -> str:
+        try:
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        finally:
+            self.plt.close(fig)
+        self.drawn += 1
+        data = base64.b64encode(buf.getvalue()).decode("ascii")
+        return f'<img src="data:image/png;base64,{data}" alt="{esc(alt)}">'
+
+
+def _finite(*vals) -> bool:
+    return all(v is not None and isinstance(v, (int, float)) and math.isfinite(v) for v in vals)
+
+
+def _interval_panel(ax, labels, shares, lows, highs, fair=None, colour="#2b5797"):
+    xs = list(range(len(labels)))
+    for x, m, lo, hi in zip(xs, shares, lows, highs):
+        if not _finite(m):
+            continue
+        err = None
+        if _finite(lo, hi):
+            err = [[max(m - lo, 0.0)], [max(hi - m, 0.0)]]
+        ax.errorbar([x], [m], yerr=err, fmt="o", color=colour, ecolor=colour, capsize=6,
+                    markersize=6, elinewidth=1.6)
+        ax.annotate(f"{m:.3f}", (x, m), textcoords="offset points", xytext=(10, -3), fontsize=8)
+    if fair is not None and math.isfinite(fair):
+        ax.axhline(fair, color="#999", linestyle="--", linewidth=1)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xlim(-0.6, len(labels) - 0.4)
+    ax.grid(axis="y", alpha=.3)
+
+
+def _job_figure(figs: _Figures, job_title: str, seats: pl.DataFrame | None, scores: pl.DataFrame | None,
+                lengths: pl.DataFrame | None, length_unit: str | None) -> str:
+    panels = [p for p, df in (("win", seats), ("scores", scores), ("lengths", lengths))
+              if df is not None and df.height]
+    if not panels or not figs.room():
+        return ""
+    from matplotlib.ticker import MaxNLocator
+    fig, axes = figs.new(3.9 * len(panels), 3.4, 1, len(panels), top=0.6, bottom=0.75)
+    for ax, panel in zip(axes[0], panels):
+        if panel == "win":
+            rows = seats.sort("seat").to_dicts()
+            labels = [f"seat {r['seat']}\n{r.get('policy') or ''}" for r in rows]
+            S = len(rows)
+            _interval_panel(ax, labels, [r.get("win_share") for r in rows],
+                            [r.get("win_ci_low") for r in rows], [r.get("win_ci_high") for r in rows],
+                            fair=1 / S if S else None)
+            ax.set_title("win share per seat (95% interval)\ndashed: fair share 1/S", fontsize=10)
+            ax.set_ylabel("win share")
+        elif panel == "scores":
+            for seat, part in scores.sort("seat", "score").group_by("seat", maintain_order=True):
+                x = part["score"].to_list()
+                c = part["count"].to_list()
+                n = sum(c) or 1
+                ax.step(x, [v / n for v in c], where="mid", label=f"seat {seat[0]}", linewidth=1.4)
+            ax.set_title("score distribution per seat", fontsize=10)
+            ax.set_xlabel("final score")
+            ax.set_ylabel("share of games")
+            ax.legend(fontsize=8, frameon=False)
+            ax.grid(alpha=.3)
+        else:
+            part = lengths.sort("length")
+            x = part["length"].to_list()
+            c = part["count"].to_list()
+            n = sum(c) or 1
+            ax.bar(x, [v / n for v in c], width=0.85, color="#5b8bd0")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            if len(x) == 1:
+                ax.set_xlim(x[0] - 3, x[0] + 3)
+            every = f"{x[0]} {length_unit or ''}".strip()
+            ax.set_title("game length" + (f" (every game: {every})" if len(x) == 1 else ""), fontsize=10)
+            ax.set_xlabel(length_unit or "length")
+            ax.set_ylabel("share of games")
+            ax.grid(axis="y", alpha=.3)
+    return figs.img(fig, f"win share, scores and game length: {job_title}")
+
+
+def _policy_figure(figs: _Figures, job_title: str, pol: pl.DataFrame) -> str:
+    if not figs.room():
+        return ""
+    rows = pol.to_dicts()
+    fig, axes = figs.new(max(4.0, 1.3 * len(rows) + 2), 3.2, bottom=0.45)
+    ax = axes[0][0]
+    _interval_panel(ax, [str(r.get("policy")) for r in rows], [r.get("win_share") for r in rows],
+                    [r.get("win_ci_low") for r in rows], [r.get("win_ci_high") for r in rows],
+                    colour="#b5651d")
+    ax.set_title("win share per policy, per seat held (95% interval)", fontsize=10)
+    ax.set_ylabel("win share")
+    return figs.img(fig, f"win share per policy: {job_title}")
+
+
+# ------------------------------------------------------------------------------------ header
+
+def _header(meta: dict, report_dir: Path, n_jobs: int) -> str:
+    out = []
+    if not meta:
+        out.append('<p class="note">No meta.json in this folder: what was run is not recorded.</p>')
+        return "".join(out)
+    cmd = meta.get("command")
+    if isinstance(cmd, list) and cmd:
+        cmd = " ".join(["simcli" if i == 0 else str(a) for i, a in enumerate(cmd)])
+    pairs = [("command", cmd), ("created", meta.get("created")), ("seed", meta.get("seed")),
+             ("games per job", meta.get("games")), ("jobs", n_jobs), ("threads", meta.get("threads")),
+             ("chunk", meta.get("chunk")), ("wall time (s)", meta.get("wall_time_s"))]
+    for k in ("rotate", "until_ci", "axes", "sweep"):
+        if meta.get(k) not in (None, False, [], ""):
+            pairs.append((k, meta[k]))
+    pkgs = meta.get("packages")
+    if isinstance(pkgs, dict):
+        pairs.append(("versions", ", ".join(f"{k} {v}" for k, v in pkgs.items() if v)))
+    out.append(_kv([(k, v) for k, v in pairs if v is not None]))
+    jobs = meta.get("jobs") if isinstance(meta.get("jobs"), list) else []
+    notes = []
+    top = meta.get("notes")
+    for n in (top if isinstance(top, list) else [top] if top else []):
+        if n not in notes:
+            notes.append(n)
+    for j in jobs:
+        for n in (j.get("notes") or []) if isinstance(j, dict) else []:
+            if n not in notes:
+                notes.append(n)
+    for n in notes:
+        out.append(f'<p class="note"><b>Note:</b> {esc(n)}</p>')
+    if jobs:
+        rows = []
+        for i, j in enumerate(jobs):
+            if not isinstance(j, dict):
+                continue
+            pol = j.get("policies")
+            rows.append([i + 1, j.get("game"), j.get("version"), j.get("variant"), j.get("players"),
+                         ",".join(map(str, pol)) if isinstance(pol, list) else pol,
+                         j.get("rules") or {}, j.get("labels") or {}, j.get("wall_time_s")])
+        out.append("<h3>Jobs and the rules in force</h3>")
+        out.append(_table(["#", "game", "version", "variant", "players", "policies", "rules",
+                           "labels", "wall (s)"], rows))
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------- sections
+
+def _job_metrics(job: dict, var: pl.DataFrame | None, seats: pl.DataFrame | None) -> dict:
+    m = dict(var.row(0, named=True)) if var is not None and var.height else {}
+    if seats is not None and seats.height and "seat" in seats.columns:
+        s0 = seats.filter(pl.col("seat") == 0)
+        if s0.height and "win_share" in s0.columns:
+            m["seat0_win_share"] = s0["win_share"][0]
+    return m
+
+
+def _numbers(m: dict) -> str:
+    pairs = []
+    for key, label in (("games", "games"), ("deals", "deals"), ("rotations", "rotations"),
+                       ("seat0_win_share", "win share of seat 0"),
+                       ("seat0_advantage", "seat-0 advantage (share − 1/S)"),
+                       ("balance", "balance (1 − max−min share)"), ("tie_rate", "tie rate"),
+                       ("timeout_rate", "timeout rate"), ("leader_gap", "leader gap"),
+                       ("decisions_per_game", "decisions per game"), ("wall_s", "wall time (s)")):
+        if key in m and not (key == "rotations" and m[key] in (None, 1)):
+            pairs.append((label, m[key]))
+    if "length_mean" in m:
+        unit = m.get("length_unit") or ""
+        sd = m.get("length_sd")
+        pairs.append(("game length", f"{fmt(m['length_mean'])} ± {fmt(sd)} {unit}".strip()
+                      if sd is not None else f"{fmt(m['length_mean'])} {unit}"))
+    return _kv(pairs) if pairs else ""
+
+
+def _seat_table(seats: pl.DataFrame) -> str:
+    cols = [c for c in ("seat", "policy", "games", "win_share", "win_ci_low", "win_ci_high", "mean_place",
+                        "score_mean", "score_sd", "score_min", "score_p50", "score_max") if c in seats.columns]
+    return _table(cols, [list(r) for r in seats.sort("seat").select(cols).iter_rows()])
+
+
+def _rest_table(df: pl.DataFrame, keys: list[str]) -> str:
+    cols = [c for c in df.columns if c not in keys]
+    return _table(cols, [list(r) for r in df.select(cols).iter_rows()])
+
+
+def _counter_table(cnt: pl.DataFrame) -> str:
+    if "kind" in cnt.columns:
+        cnt = cnt.filter(pl.col("kind") == "metric")
+    if not cnt.height or "metric" not in cnt.columns or "value" not in cnt.columns:
+        return ""
+    pairs = [list(r) for r in cnt.select("metric", "value").iter_rows()]
+    ncol = 1 if len(pairs) <= 8 else 2 if len(pairs) <= 24 else 3
+    per = math.ceil(len(pairs) / ncol)
+    rows = []
+    for i in range(per):
+        row = []
+        for c in range(ncol):
+            k = c * per + i
+            row += pairs[k] if k < len(pairs) else ["", ""]
+        rows.append(row)
+    return _table(["metric", "value"] * ncol, rows)
+
+
+def _overview(jobs: list[dict], metrics: list[dict], keys: list[str]) -> str:
+    cols = [("seat0_win_share", "seat-0 win share"), ("seat0_advantage", "seat-0 adv."),
+            ("balance", "balance"), ("tie_rate", "tie rate"), ("timeout_rate", "timeout rate"),
+            ("length_mean", "length")]
+    rows = []
+    for i, (j, m) in enumerate(zip(jobs, metrics)):
+        rows.append([i + 1, *[j.get(k) for k in keys], m.get("games"), *[m.get(c) for c, _ in cols]])
+    return _table(["#", *keys, "games", *[lab for _, lab in cols]], rows)
+
+
+def _axis_sort_key(values: list) -> tuple[bool, list]:
+    """Numeric axes plot against their value; others as categories in first-seen order."""
+    nums = []
+    for v in values:
+        try:
+            nums.append(float(v))
+        except (TypeError, ValueError):
+            return False, values
+    return True, nums
+
+
+def _sweep_section(figs: _Figures, axes: list[str], jobs: list[dict], metrics: list[dict]) -> str:
+    out = []
+    axes = [a for a in axes if any(a in j for j in jobs)]
+    varying = [a for a in axes if len({str(j.get(a)) for j in jobs}) > 1]
+    if not varying:
+        return '<p class="muted">Every sweep axis has a single value: nothing to compare.</p>'
+    present = [(k, lab) for k, lab in SWEEP_METRICS if any(_finite(m.get(k)) for m in metrics)]
+    if not present:
+        return ""
+    for axis in varying:
+        others = [a for a in varying if a != axis]
+        xs_seen = list(dict.fromkeys(j.get(axis) for j in jobs if j.get(axis) is not None))
+        numeric, nums = _axis_sort_key(xs_seen)
+        pos = ({v: n for v, n in zip(xs_seen, nums)} if numeric else {v: i for i, v in enumerate(xs_seen)})
+        lines: dict[tuple, list] = {}
+        for j, m in zip(jobs, metrics):
+            if j.get(axis) is None:
+                continue
+            lines.setdefault(tuple(j.get(a) for a in others), []).append((pos[j.get(axis)], m))
+        names = list(lines)
+        shown = names[:MAX_LINES]
+        out.append(f"<h3>against {esc(axis)}</h3>")
+        if len(names) > len(shown):
+            out.append(f'<p class="cut">{len(names) - len(shown)} of {len(names)} lines left out of '
+                       f'these plots (at most {MAX_LINES}); the overview table has every job.</p>')
+        if not figs.room():
+            continue
+        ncols = 3
+        nrows = math.ceil((len(present) + 1) / ncols)
+        fig, grid = figs.new(11.5, 3.0 * nrows, nrows, ncols, left=0.7, bottom=0.7, top=0.4)
+        flat = [ax for row in grid for ax in row]
+        handles = []
+        for ax, (key, label) in zip(flat, present):
+            for li, name in enumerate(shown):
+                pts = sorted((x, m.get(key)) for x, m in lines[name] if _finite(m.get(key)))
+                if not pts:
+                    continue
+                lab = ", ".join(f"{a}={v}" for a, v in zip(others, name)) or "all jobs"
+                (h,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linewidth=1.5,
+                               markersize=4, color=f"C{li % 10}", label=lab)
+                if ax is flat[0]:
+                    handles.append(h)
+            ax.set_title(label, fontsize=10)
+            ax.set_xlabel(axis, fontsize=9)
+            ax.grid(alpha=.3)
+            if key == "seat0_advantage":
+                ax.axhline(0, color="#999", linewidth=.8, linestyle="--")
+            if not numeric:
+                ax.set_xticks(list(range(len(xs_seen))))
+                ax.set_xticklabels([str(v) for v in xs_seen], fontsize=8, rotation=20 if len(xs_seen) > 4 else 0)
+        for ax in flat[len(present):]:
+            ax.axis("off")
+        if handles:
+            flat[-1].legend(handles=handles, loc="center", fontsize=8, frameon=False,
+                            title="other keys" if others else None)
+        out.append(figs.img(fig, f"sweep metrics against {axis}"))
+    return "".join(out)
+
+
+def _as_dates(df: pl.DataFrame) -> pl.DataFrame:
+    col = df["date"]
+    if col.dtype == pl.Utf8:
+        d = col.str.strip_chars().str.to_date(strict=False)
+    elif col.dtype == pl.Datetime:
+        d = col.dt.date()
+    elif col.dtype == pl.Date:
+        d = col
+    else:
+        d = col.cast(pl.Utf8).str.to_date(strict=False)
+    return df.with_columns(d.alias("_d")).filter(pl.col("_d").is_not_null())
+
+
+def _dates_section(figs: _Figures, dates: pl.DataFrame) -> str:
+    need = {"date", "policy", "success_rate"}
+    if not need <= set(dates.columns):
+        return (f'<p class="muted">dates table lacks column(s) {esc(", ".join(sorted(need - set(dates.columns))))}'
+                "; no calendar drawn.</p>")
+    df = _as_dates(dates).with_columns(pl.col("_d").dt.year().alias("_y"))
+    if not df.height:
+        return '<p class="muted">No readable dates in the dates table.</p>'
+    group_cols = [c for c in ("game", "variant", "players") if c in df.columns and df[c].n_unique() > 1]
+    group_cols += ["policy", "_y"]
+    out = []
+    summary = []
+    import numpy as np
+    for key, part in df.sort("_d").group_by(group_cols, maintain_order=True):
+        named = dict(zip(group_cols, key))
+        title = " / ".join(str(named[c]) for c in group_cols if c not in ("policy", "_y"))
+        title = (f"{title} — " if title else "") + f"policy {named['policy']}, {named['_y']}"
+        rates = part["success_rate"].cast(pl.Float64).to_list()
+        ds = part["_d"].to_list()
+        ok = [(d, r) for d, r in zip(ds, rates) if r is not None and math.isfinite(r)]
+        best = max(ok, key=lambda t: t[1]) if ok else (None, None)
+        worst = min(ok, key=lambda t: t[1]) if ok else (None, None)
+        games = int(part["games"].sum()) if "games" in part.columns else None
+        mean_score = (float(part["score_mean"].cast(pl.Float64).mean())
+                      if "score_mean" in part.columns and part.height else None)
+        summary.append([title, len(ds), games, (sum(r for _, r in ok) / len(ok)) if ok else None,
+                        f"{best[0]} ({fmt(best[1])})" if ok else None,
+                        f"{worst[0]} ({fmt(worst[1])})" if ok else None, mean_score])
+        if not figs.room():
+            continue
+        grid = np.full((12, 31), np.nan)
+        for d, r in ok:
+            grid[d.month - 1, d.day - 1] = r
+        fig, axes = figs.new(11.5, 4.2, left=0.6, right=0.9, bottom=0.6, top=0.4)
+        ax = axes[0][0]
+        import matplotlib
+        cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#e9ecf2")
+        im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto",
+                       interpolation="nearest")
+        ax.set_yticks(range(12))
+        ax.set_yticklabels([calendar.month_abbr[m] for m in range(1, 13)], fontsize=8)
+        ax.set_xticks(range(31))
+        ax.set_xticklabels([str(d) for d in range(1, 32)], fontsize=7)
+        ax.set_xlabel("day of month")
+        ax.set_title(f"success rate by date — {title}", fontsize=10)
+        # days that do not exist in this year (30 Feb ...) are hatched out in grey
+        year = int(named["_y"])
+        for m in range(12):
+            for day in range(calendar.monthrange(year, m + 1)[1], 31):
+                ax.add_patch(figs.plt.Rectangle((day - 0.5, m - 0.5), 1, 1, color="#ffffff", zorder=2))
+        fig.colorbar(im, ax=ax, label="success rate", fraction=0.025, pad=0.01)
+        out.append(figs.img(fig, f"success rate calendar: {title}"))
+    head = _table(["calendar", "dates", "games", "mean success rate", "best date", "worst date",
+                   "mean score"], summary)
+    return head + "".join(out)
+
+
+# -------------------------------------------------------------------------------------- page
+
+def render_html(report_dir: Path) -> str:
+    """The whole report page for the folder's tables, as one self-contained HTML string."""
+    report_dir = Path(report_dir)
+    raw, meta = read_report(report_dir)
+    keys = _key_columns(raw)
+    tables = _normalise(raw, keys)
+    figs = _Figures()
+
+    source = tables.get("variants") if "variants" in tables and tables["variants"].height else tables.get("seats")
+    present_keys = [k for k in keys if k in source.columns]
+    jobs = ([dict(zip(present_keys, r)) for r in source.select(present_keys).unique(maintain_order=True).iter_rows()]
+            if present_keys else [{}])
+    g = {name: _groups(tables.get(name), keys) for name in ("seats", "variants", "scores", "lengths",
+                                                              "counters", "policies", "paired")}
+    metrics = [_job_metrics(j, _part(g["variants"], j), _part(g["seats"], j)) for j in jobs]
+    axes = meta.get("axes") if isinstance(meta.get("axes"), list) else None
+
+    title = "simcli report"
+    if jobs and len({j.get("game") for j in jobs}) == 1 and jobs[0].get("game"):
+        title += f" — {jobs[0]['game']}"
+    body = [f"<h1>{esc(title)}</h1>",
+            f'<p class="muted">Report folder <code>{esc(report_dir.resolve().name)}</code>; '
+            f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}; tables: "
+            f"{esc(', '.join(n for n in TABLES if n in tables))}.</p>"]
+    sections: list[str] = []
+
+    sections.append("<h2 id=\"run\">What was run</h2>" + _header(meta, report_dir, len(jobs)))
+    if len(jobs) > 1:
+        sections.append("<h2 id=\"overview\">Overview of all jobs</h2>" + _overview(jobs, metrics, present_keys))
+    dates = tables.get("dates")
+    if dates is not None and dates.height:
+        sections.append("<h2 id=\"dates\">Success rate by date</h2>" + _dates_section(figs, dates))
+    if axes:
+        sections.append("<h2 id=\"sweep\">Sweep comparison</h2>"
+                        f'<p class="muted">Axes: {esc(", ".join(map(str, axes)))}. One line per '
+                        "combination of the other varying axes.</p>"
+                        + _sweep_section(figs, [str(a) for a in axes], jobs, metrics))
+
+    job_html = []
+    for i, (job, m) in enumerate(zip(jobs, metrics)):
+        if i >= MAX_JOB_SECTIONS:
+            job_html.append(f'<p class="cut">{len(jobs) - MAX_JOB_SECTIONS} more jobs have no section of '
+                            f"their own (at most {MAX_JOB_SECTIONS}); the overview table lists them all.</p>")
+            break
+        jt = _job_title(job, present_keys)
+        seats, scores, lengths = _part(g["seats"], job), _part(g["scores"], job), _part(g["lengths"], job)
+        parts = [f'<section class="job" id="job-{i + 1}"><h2>{i + 1}. {esc(jt)}</h2>', _numbers(m)]
+        parts.append(_job_figure(figs, jt, seats, scores, lengths, m.get("length_unit")))
+        if seats is not None and seats.height:
+            parts.append("<h3>Seats</h3>" + _seat_table(seats))
+        pol = _part(g["policies"], job)
+        if pol is not None and pol.height:
+            parts.append("<h3>Policies (seat-rotated deals)</h3>" + _policy_figure(figs, jt, pol)
+                         + _rest_table(pol, keys))
+            paired = _part(g["paired"], job)
+            if paired is not None and paired.height:
+                parts.append("<h3>Paired differences (same deals)</h3>" + _rest_table(paired, keys))
+        cnt = _part(g["counters"], job)
+        if cnt is not None and cnt.height:
+            ct = _counter_table(cnt)
+            if ct:
+                parts.append("<h3>Game counters (derived metrics)</h3>" + ct)
+        parts.append("</section>")
+        job_html.append("".join(parts))
+
+    toc = ['<ul class="toc">', '<li><a href="#run">What was run</a></li>']
+    if len(jobs) > 1:
+        toc.append('<li><a href="#overview">Overview of all jobs</a></li>')
+    if dates is not None and dates.height:
+        toc.append('<li><a href="#dates">Success rate by date</a></li>')
+    if axes:
+        toc.append('<li><a href="#sweep">Sweep comparison</a></li>')
+    for i, job in enumerate(jobs[:MAX_JOB_SECTIONS]):
+        toc.append(f'<li><a href="#job-{i + 1}">{i + 1}. {esc(_job_title(job, present_keys))}</a></li>')
+    toc.append("</ul>")
+
+    if figs.skipped:
+        body.append(f'<p class="cut">{figs.skipped} figure{"s" if figs.skipped != 1 else ""} left out: '
+                    f"this page draws at most {figs.limit}. Every number is still in the tables.</p>")
+    body.append("".join(toc))
+    body.extend(sections)
+    body.extend(job_html)
+    body.append('<p class="muted">Intervals are 95%: Wilson score intervals for seat win shares, '
+                "normal intervals over deals for policy shares and paired differences.</p>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def default_html_path(report_dir: Path) -> Path:
+    """Where ``simcli report DIR`` and ``--html`` put the page when no file is named."""
+    return Path(report_dir) / "report.html"
+
+
+def write_html(report_dir: Path, out_file: Path) -> Path:
+    """Render ``report_dir`` and write the page to ``out_file`` atomically; returns the path."""
+    out_file = Path(out_file)
+    if out_file.is_dir():
+        raise SimError(f"--out {out_file} is a folder; give a file path such as {out_file / 'report.html'}")
+    parent = out_file.parent if str(out_file.parent) else Path(".")
+    if not parent.is_dir():
+        raise SimError(f"--out {out_file}: folder {parent} does not exist")
+    text = render_html(report_dir)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".simcli-html-", suffix=".tmp", dir=parent)
+    except OSError as e:
+        raise SimError(f"--out {out_file} is not writable ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out_file)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return out_file
