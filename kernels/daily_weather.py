@@ -23,6 +23,7 @@ tail: ``params = [rules..., card tail]`` (``card_tail()``), built from
 """
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -81,6 +82,8 @@ H = 40
 W = 40
 BASE = 14
 FULL_ROW = (1 << W) - 1
+# scratch rows for the end checks: row masks (H) or a cell stack (at most 12 + 6 * 6 cells)
+WORK_LEN = 2 * H
 
 # Rotation r (clockwise quarter turns) moves face cell k = (i, j) of the 2x3 face to
 # (ROT_DR[r, k], ROT_DC[r, k]) from the rotated card's top-left (the anchor).
@@ -95,7 +98,7 @@ R_MONTH, R_DAY, R_WEEKDAY, R_HOLIDAY, R_USE_HOLIDAY, R_SEASONS, R_TAKE_WIN, R_ST
 SEASONS_METEOROLOGICAL, SEASONS_ASTRONOMICAL = 0, 1
 STUCK_FAIL, STUCK_DISCARD = 0, 1
 FLIPS_COIN, FLIPS_NONE = 0, 1
-DEFAULT_SOLVER_NODES = 20000
+DEFAULT_SOLVER_NODES = 5000    # ~10-25 ms a game: a year x 20 games x solver in ~1-2 min on 2 cores
 
 RULES = (
     Rule("month", R_MONTH, 12, "today's month, 1..12", lo=1, hi=12, ruling="the date of play"),
@@ -230,6 +233,7 @@ def format_card(c: int) -> str:
 
 # ================================================================= card data (Python side)
 CARDS_FILE = Path(__file__).resolve().parent.parent / "configs" / "daily-weather-cards.toml"
+CARDS_ENV = "SIMCLI_DAILY_WEATHER_CARDS"   # a card data file to use instead (worker processes too)
 
 
 class CardDataError(ValueError):
@@ -447,22 +451,24 @@ _TAIL: np.ndarray | None = None
 
 
 def use_cards(path=None) -> dict:
-    """Load a card data file as the one the wrappers append to params (validated)."""
+    """Load a card data file as the one the wrappers append to params (validated). Worker
+    processes started later find it through the environment variable ``CARDS_ENV``."""
     global _CARDS, _TAIL
     _CARDS = load_cards(path)
     _TAIL = tail_of(_CARDS)
+    if path is not None:
+        os.environ[CARDS_ENV] = str(Path(path).resolve())
     return _CARDS
 
 
 def cards() -> dict:
     if _CARDS is None:
-        use_cards()
+        use_cards(os.environ.get(CARDS_ENV) or None)
     return _CARDS
 
 
 def card_tail() -> np.ndarray:
-    if _TAIL is None:
-        use_cards()
+    cards()
     return _TAIL
 
 
@@ -885,52 +891,36 @@ def undo_option(params, st, top, tm, o, undo):
 
 # ================================================================= end requirements, scoring
 @jit
-def flood(mask, seen, comp):
-    """comp = the 4-connected component of ``mask`` holding the lowest cell of ``mask & ~seen``;
-    returns its size (0 when everything is seen)."""
-    start = -1
+def components(mask, left, stack, largest):
+    """Number of 4-connected groups of the cells in row masks ``mask``; largest[0] = the size
+    of the largest. A depth-first walk over the cells (``left`` and ``stack`` are scratch)."""
     for r in range(H):
-        comp[r] = 0
-        if start < 0 and (mask[r] & ~seen[r]):
-            start = r
-    if start < 0:
-        return 0
-    x = mask[start] & ~seen[start]
-    comp[start] = x & -x
-    changed = True
-    while changed:
-        changed = False
-        for r in range(H):
-            grow = comp[r] | (comp[r] << 1) | (comp[r] >> 1)
-            if r > 0:
-                grow |= comp[r - 1]
-            if r < H - 1:
-                grow |= comp[r + 1]
-            grow &= mask[r]
-            if grow != comp[r]:
-                comp[r] = grow
-                changed = True
-    n = 0
-    for r in range(H):
-        n += popcount(comp[r])
-    return n
-
-
-@jit
-def components(mask, seen, comp, largest):
-    """Number of 4-connected groups of ``mask``; largest[0] = the largest group's size."""
-    for r in range(H):
-        seen[r] = 0
+        left[r] = mask[r]
     k = 0
     largest[0] = 0
-    while True:
-        size = flood(mask, seen, comp)
-        if size == 0:
-            return k
-        k += 1
-        largest[0] = max(largest[0], size)
-        for r in range(H):
-            seen[r] |= comp[r]
+    for r0 in range(H):
+        while left[r0]:
+            c0 = lowest_bit(left[r0])
+            left[r0] &= ~(np.int64(1) << c0)
+            stack[0] = r0 * W + c0
+            top_ = 1
+            size = 0
+            while top_ > 0:
+                top_ -= 1
+                p = stack[top_]
+                r = p // W
+                c = p % W
+                size += 1
+                for q in range(4):
+                    nr = r + (1 if q == 0 else (-1 if q == 1 else 0))
+                    nc = c + (1 if q == 2 else (-1 if q == 3 else 0))
+                    if 0 <= nr < H and 0 <= nc < W and (left[nr] >> nc) & 1:
+                        left[nr] &= ~(np.int64(1) << nc)
+                        stack[top_] = nr * W + nc
+                        top_ += 1
+            k += 1
+            largest[0] = max(largest[0], size)
+    return k
 
 
 @jit
@@ -988,12 +978,10 @@ def measure(st, tm, rows, work):
     """The Day Card scoring measure of the visible map (before points per unit)."""
     kind = st[S_SCORE_KIND]
     symbol_rows(tm, st[S_SCORE_SYM], rows)
-    seen = work[0]
-    comp = work[1]
     tmp = work[2]
     if kind == K_GROUPS or kind == K_LARGEST:
         big = work[3]
-        n = components(rows, seen, comp, big)
+        n = components(rows, work[0], work[1], big)
         return n if kind == K_GROUPS else big[0]
     if kind == K_ROW:
         return longest_line(rows, 0, 1, tmp)
@@ -1230,6 +1218,8 @@ def face_cell(pos, r0, c0):
 @jit
 def play_one(params, seats, seed, g, out, row, ev, ev_n):
     """Play game ``g`` for seat row 0 into ``out[row]``; record events when ``ev`` has rows."""
+    for j in range(out.shape[1]):
+        out[row, j] = 0
     st = np.zeros(ST_LEN, dtype=np.int64)
     top = np.empty(H * W, dtype=np.int64)
     tm = np.zeros((N_TYPES, H), dtype=np.int64)
@@ -1239,7 +1229,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     cand = np.zeros(H, dtype=np.int64)
     undo = np.empty(FACE_CELLS + ST_LEN, dtype=np.int64)
     rows = np.zeros(H, dtype=np.int64)
-    work = np.zeros((4, H), dtype=np.int64)
+    work = np.zeros((4, WORK_LEN), dtype=np.int64)
     ok = np.zeros(N_REQ, dtype=np.int64)
     plan = np.zeros(SOLVER_DEPTH, dtype=np.int64)
     info = np.zeros(5, dtype=np.int64)

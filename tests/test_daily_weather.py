@@ -85,7 +85,7 @@ class Board:
         self.r0, self.c0 = int(self.st[dw.S_MONTH_R]), int(self.st[dw.S_MONTH_C])
         self.undo = np.empty(dw.FACE_CELLS + dw.ST_LEN, dtype=np.int64)
         self.rows = np.zeros(dw.H, dtype=np.int64)
-        self.work = np.zeros((4, dw.H), dtype=np.int64)
+        self.work = np.zeros((4, dw.WORK_LEN), dtype=np.int64)
         self.ok = np.zeros(dw.N_REQ, dtype=np.int64)
 
     def pos(self, r, c):
