@@ -48,6 +48,9 @@ h2{font-size:1.3em;margin:1.6em 0 .5em;color:#2b5797;border-bottom:1px solid #c9
 h3{font-size:1.05em;margin:1.1em 0 .4em}
 table{border-collapse:collapse;margin:.4em 0 .9em;font-size:.86em}
 th,td{border:1px solid #d5dbe6;padding:3px 8px;text-align:left;vertical-align:top}
+td{white-space:nowrap}
+td.w{white-space:normal;min-width:16em}
+.tw{overflow-x:auto;max-width:100%}
 th{background:#eef2f8;font-weight:600}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr:nth-child(even) td{background:#f8f9fc}
@@ -55,7 +58,8 @@ img{max-width:100%;height:auto;display:block;margin:.3em 0 .8em}
 .note{background:#fff6df;border-left:4px solid #e0a800;padding:6px 12px;margin:.6em 0}
 .cut{background:#fdecec;border-left:4px solid #c0392b;padding:6px 12px;margin:.6em 0}
 .job{border-top:2px solid #2b5797;margin-top:2em}
-.kv td:first-child{font-weight:600;background:#f3f5fa}
+.kv td{white-space:normal}
+.kv td:first-child{font-weight:600;background:#f3f5fa;white-space:nowrap}
 .toc{columns:2;font-size:.9em}
 .muted{color:#667;font-size:.9em}
 code{background:#f1f3f7;padding:0 3px;border-radius:3px}
@@ -186,13 +190,13 @@ def _table(headers: list[str], rows: list[list], cls: str = "", cap: int = MAX_T
     for row in rows[:cap]:
         cells = []
         for v in row:
-            klass = ' class="n"' if _isnum(v) else ""
+            klass = ' class="n"' if _isnum(v) else ' class="w"' if len(fmt(v)) > 40 else ""
             cells.append(f"<td{klass}>{esc(fmt(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = (f'<p class="muted">{len(rows) - cap} more rows not shown (see the table files).</p>'
             if len(rows) > cap else "")
     c = f' class="{cls}"' if cls else ""
-    return f"<table{c}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+    return f'<div class="tw"><table{c}><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>{more}'
 
 
 def _kv(pairs: list[tuple[str, object]]) -> str:
@@ -271,6 +275,22 @@ def _interval_panel(ax, labels, shares, lows, highs, fair=None, colour="#2b5797"
     ax.grid(axis="y", alpha=.3)
 
 
+def _bin_width(lo: int, hi: int, max_bins: int = 45) -> int:
+    """Whole-number bin width so that [lo, hi] makes at most ``max_bins`` bins."""
+    return max(1, math.ceil((hi - lo + 1) / max_bins))
+
+
+def _histogram(values: list, counts: list, lo: int, hi: int, width: int) -> tuple[list, list]:
+    """(edges, share of the total per bin) of integer values binned by ``width`` from ``lo``."""
+    nbins = (hi - lo) // width + 1
+    sums = [0] * nbins
+    for v, c in zip(values, counts):
+        sums[(int(v) - lo) // width] += c
+    n = sum(sums) or 1
+    edges = [lo - 0.5 + k * width for k in range(nbins + 1)]
+    return edges, [c / n for c in sums]
+
+
 def _job_figure(figs: _Figures, job_title: str, seats: pl.DataFrame | None, scores: pl.DataFrame | None,
                 lengths: pl.DataFrame | None, length_unit: str | None) -> str:
     panels = [p for p, df in (("win", seats), ("scores", scores), ("lengths", lengths))
@@ -290,28 +310,28 @@ def _job_figure(figs: _Figures, job_title: str, seats: pl.DataFrame | None, scor
             ax.set_title("win share per seat (95% interval)\ndashed: fair share 1/S", fontsize=10)
             ax.set_ylabel("win share")
         elif panel == "scores":
+            lo, hi = int(scores["score"].min()), int(scores["score"].max())
+            width = _bin_width(lo, hi)
             for seat, part in scores.sort("seat", "score").group_by("seat", maintain_order=True):
-                x = part["score"].to_list()
-                c = part["count"].to_list()
-                n = sum(c) or 1
-                ax.step(x, [v / n for v in c], where="mid", label=f"seat {seat[0]}", linewidth=1.4)
+                edges, shares = _histogram(part["score"].to_list(), part["count"].to_list(), lo, hi, width)
+                ax.stairs(shares, edges, label=f"seat {seat[0]}", linewidth=1.4)
             ax.set_title("score distribution per seat", fontsize=10)
-            ax.set_xlabel("final score")
+            ax.set_xlabel("final score" + (f" (bins of {width})" if width > 1 else ""))
             ax.set_ylabel("share of games")
             ax.legend(fontsize=8, frameon=False)
             ax.grid(alpha=.3)
         else:
-            part = lengths.sort("length")
-            x = part["length"].to_list()
-            c = part["count"].to_list()
-            n = sum(c) or 1
-            ax.bar(x, [v / n for v in c], width=0.85, color="#5b8bd0")
+            x = lengths["length"].to_list()
+            lo, hi = int(min(x)), int(max(x))
+            width = _bin_width(lo, hi)
+            edges, shares = _histogram(x, lengths["count"].to_list(), lo, hi, width)
+            ax.bar(edges[:-1], shares, width=width * 0.9, align="edge", color="#5b8bd0")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            if len(x) == 1:
-                ax.set_xlim(x[0] - 3, x[0] + 3)
-            every = f"{x[0]} {length_unit or ''}".strip()
-            ax.set_title("game length" + (f" (every game: {every})" if len(x) == 1 else ""), fontsize=10)
-            ax.set_xlabel(length_unit or "length")
+            if lo == hi:
+                ax.set_xlim(lo - 3, lo + 3)
+            every = f"{lo} {length_unit or ''}".strip()
+            ax.set_title("game length" + (f" (every game: {every})" if lo == hi else ""), fontsize=10)
+            ax.set_xlabel((length_unit or "length") + (f" (bins of {width})" if width > 1 else ""))
             ax.set_ylabel("share of games")
             ax.grid(axis="y", alpha=.3)
     return figs.img(fig, f"win share, scores and game length: {job_title}")
@@ -440,10 +460,14 @@ def _overview(jobs: list[dict], metrics: list[dict], keys: list[str]) -> str:
     cols = [("seat0_win_share", "seat-0 win share"), ("seat0_advantage", "seat-0 adv."),
             ("balance", "balance"), ("tie_rate", "tie rate"), ("timeout_rate", "timeout rate"),
             ("length_mean", "length")]
+    same = [k for k in keys if len({str(j.get(k)) for j in jobs}) == 1]
+    shown = [k for k in keys if k not in same]
     rows = []
     for i, (j, m) in enumerate(zip(jobs, metrics)):
-        rows.append([i + 1, *[j.get(k) for k in keys], m.get("games"), *[m.get(c) for c, _ in cols]])
-    return _table(["#", *keys, "games", *[lab for _, lab in cols]], rows)
+        rows.append([i + 1, *[j.get(k) for k in shown], m.get("games"), *[m.get(c) for c, _ in cols]])
+    head = (f'<p class="muted">Same for every job: {esc(", ".join(f"{k}={jobs[0].get(k)}" for k in same))}.</p>'
+            if same else "")
+    return head + _table(["#", *shown, "games", *[lab for _, lab in cols]], rows)
 
 
 def _axis_sort_key(values: list) -> tuple[bool, list]:
@@ -457,6 +481,20 @@ def _axis_sort_key(values: list) -> tuple[bool, list]:
     return True, nums
 
 
+def _one_to_one(jobs: list[dict], a: str, b: str) -> bool:
+    """True when axes a and b group the jobs the same way (e.g. players and per-seat policies)."""
+    ab, ba = {}, {}
+    for j in jobs:
+        x, y = str(j.get(a)), str(j.get(b))
+        if ab.setdefault(x, y) != y or ba.setdefault(y, x) != x:
+            return False
+    return True
+
+
+def _short(text: str, n: int = 42) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def _sweep_section(figs: _Figures, axes: list[str], jobs: list[dict], metrics: list[dict]) -> str:
     out = []
     axes = [a for a in axes if any(a in j for j in jobs)]
@@ -466,8 +504,19 @@ def _sweep_section(figs: _Figures, axes: list[str], jobs: list[dict], metrics: l
     present = [(k, lab) for k, lab in SWEEP_METRICS if any(_finite(m.get(k)) for m in metrics)]
     if not present:
         return ""
+    plotted: list[str] = []
     for axis in varying:
-        others = [a for a in varying if a != axis]
+        twin = next((p for p in plotted if _one_to_one(jobs, p, axis)), None)
+        if twin is not None:
+            out.append(f'<p class="muted">{esc(axis)} changes together with {esc(twin)}: '
+                       f"see the plots against {esc(twin)}.</p>")
+            continue
+        plotted.append(axis)
+        # axes that move in lockstep with this one are not "other keys"
+        others: list[str] = []
+        for a in varying:
+            if a != axis and not any(_one_to_one(jobs, a, b) for b in [axis, *others]):
+                others.append(a)
         xs_seen = list(dict.fromkeys(j.get(axis) for j in jobs if j.get(axis) is not None))
         numeric, nums = _axis_sort_key(xs_seen)
         pos = ({v: n for v, n in zip(xs_seen, nums)} if numeric else {v: i for i, v in enumerate(xs_seen)})
@@ -477,11 +526,12 @@ def _sweep_section(figs: _Figures, axes: list[str], jobs: list[dict], metrics: l
                 continue
             lines.setdefault(tuple(j.get(a) for a in others), []).append((pos[j.get(axis)], m))
         names = list(lines)
-        shown = names[:MAX_LINES]
+        crowd = len(names) > MAX_LINES
         out.append(f"<h3>against {esc(axis)}</h3>")
-        if len(names) > len(shown):
-            out.append(f'<p class="cut">{len(names) - len(shown)} of {len(names)} lines left out of '
-                       f'these plots (at most {MAX_LINES}); the overview table has every job.</p>')
+        if crowd:
+            out.append(f'<p class="muted">{len(names)} combinations of {esc(", ".join(others))}: too many '
+                       f"to label, so each is a thin grey line and the dark line is their mean; "
+                       f"the overview table has every job.</p>")
         if not figs.room():
             continue
         ncols = 3
@@ -490,13 +540,28 @@ def _sweep_section(figs: _Figures, axes: list[str], jobs: list[dict], metrics: l
         flat = [ax for row in grid for ax in row]
         handles = []
         for ax, (key, label) in zip(flat, present):
-            for li, name in enumerate(shown):
+            by_x: dict[float, list] = {}
+            for li, name in enumerate(names):
                 pts = sorted((x, m.get(key)) for x, m in lines[name] if _finite(m.get(key)))
                 if not pts:
                     continue
-                lab = ", ".join(f"{a}={v}" for a, v in zip(others, name)) or "all jobs"
+                for x, y in pts:
+                    by_x.setdefault(x, []).append(y)
+                if crowd:
+                    (h,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], color="#b9c0cc",
+                                   linewidth=0.8, marker="o", markersize=2, label="each combination")
+                    if ax is flat[0] and not handles:
+                        handles.append(h)
+                    continue
+                lab = _short(" · ".join(str(v) for v in name)) if others else "all jobs"
                 (h,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linewidth=1.5,
                                markersize=4, color=f"C{li % 10}", label=lab)
+                if ax is flat[0]:
+                    handles.append(h)
+            if crowd and by_x:
+                xs = sorted(by_x)
+                (h,) = ax.plot(xs, [sum(by_x[x]) / len(by_x[x]) for x in xs], color="#1f3b73",
+                               linewidth=2.2, marker="o", markersize=4, label="mean over combinations")
                 if ax is flat[0]:
                     handles.append(h)
             ax.set_title(label, fontsize=10)
@@ -504,14 +569,19 @@ def _sweep_section(figs: _Figures, axes: list[str], jobs: list[dict], metrics: l
             ax.grid(alpha=.3)
             if key == "seat0_advantage":
                 ax.axhline(0, color="#999", linewidth=.8, linestyle="--")
-            if not numeric:
+            if numeric and len(xs_seen) <= 12:
+                ax.set_xticks(sorted(set(nums)))
+                ax.set_xticklabels([fmt(int(v) if v == int(v) else v) for v in sorted(set(nums))], fontsize=8)
+            elif not numeric:
                 ax.set_xticks(list(range(len(xs_seen))))
-                ax.set_xticklabels([str(v) for v in xs_seen], fontsize=8, rotation=20 if len(xs_seen) > 4 else 0)
+                ax.set_xticklabels([_short(str(v), 18) for v in xs_seen], fontsize=8,
+                                   rotation=20 if len(xs_seen) > 4 else 0)
         for ax in flat[len(present):]:
             ax.axis("off")
         if handles:
-            flat[-1].legend(handles=handles, loc="center", fontsize=8, frameon=False,
-                            title="other keys" if others else None)
+            title = _short(" · ".join(others), 48) if others and not crowd else None
+            flat[-1].legend(handles=handles, loc="center", fontsize=8, frameon=False, title=title,
+                            title_fontsize=8)
         out.append(figs.img(fig, f"sweep metrics against {axis}"))
     return "".join(out)
 

@@ -200,3 +200,27 @@ def test_renders_in_headless_chromium(base_run, tmp_path):
     # 1200 x 2000 as asked, and a real page (a blank one compresses to a few kB)
     assert int.from_bytes(data[16:20], "big") == 1200 and int.from_bytes(data[20:24], "big") == 2000
     assert len(data) > 50_000
+
+
+def test_crowded_sweep_draws_every_combination_and_their_mean(tmp_path, monkeypatch):
+    """Hand-built tables only (no run): 2 x 12 jobs, players moving in lockstep with policies."""
+    jobs = [{"game": GAME, "variant": v, "players": 3 + (t % 2), "policies": "x" * (3 + t % 2), "tricks": str(t)}
+            for v in ("base", "advisory") for t in range(12)]
+    variants = pl.DataFrame([{**j, "games": 100, "tie_rate": .1 * (i % 5), "timeout_rate": 0.0,
+                              "seat0_advantage": .01 * i, "balance": .9, "length_mean": 40.0}
+                             for i, j in enumerate(jobs)])
+    seats = pl.DataFrame([{**j, "seat": s, "policy": "random", "games": 100, "win_share": .25,
+                           "win_ci_low": .2, "win_ci_high": .3} for j in jobs for s in range(3)])
+    folder = tmp_path / "crowded"
+    folder.mkdir()
+    variants.write_parquet(folder / "variants.parquet")
+    seats.write_csv(folder / "seats.csv")
+    (folder / "meta.json").write_text(json.dumps({"axes": ["variant", "players", "policies", "tricks"]}))
+    monkeypatch.setattr(html_report, "MAX_FIGURES", 3)
+    text = html_report.render_html(folder)
+    assert_self_contained(text)
+    # against variant (12 other combinations: crowded), players, tricks; policies = players
+    assert len(images(text)) == 3 and "24 figures left out" in text
+    assert "12 combinations of players, tricks: too many to label" in text
+    assert "policies changes together with players" in text
+    assert "against tricks" in text and "Same for every job: game=forecasts-cubes" in text
