@@ -93,7 +93,11 @@ ST_END = ST_WINNER + 1          # END_*
 ST_DECISIONS = ST_END + 1
 ST_RULES = ST_DECISIONS + 1     # copy of params
 N_RULES = len(RULES)
-ST_CTR = ST_RULES + N_RULES     # the game's counters
+ST_POLICY = ST_RULES + N_RULES  # [4] each seat's policy code
+ST_PASS = ST_POLICY + MAX_PLAYERS      # [4] Wind: the card each seat passes (-1 none)
+ST_PASS_TO = ST_PASS + MAX_PLAYERS     # [4] Wind: who receives it
+ST_EV = ST_PASS_TO + MAX_PLAYERS       # [5] the last turn's trace event: code, v1..v4
+ST_CTR = ST_EV + 5                     # the game's counters
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 (C_WINNER_TURNS, C_THUNDER, C_SUN, C_WIND, C_CLOUD, C_SKIPS, C_FORCED_KEEPS, C_WEATHER_DRAWS,
@@ -165,12 +169,12 @@ def check(players: int, params) -> None:
 
 
 # ---- small helpers --------------------------------------------------------------------------
-@jit
+@jit(inline='always')
 def bit(c):
     return np.int64(1) << c
 
 
-@jit
+@jit(inline='always')
 def pile_draw(st):
     """Take the top card of the draw pile; -1 when it is empty."""
     n = st[ST_PILE_N]
@@ -179,16 +183,20 @@ def pile_draw(st):
     top = st[ST_PILE_TOP]
     c = st[ST_PILE + top]
     st[ST_PILE + top] = -1
-    st[ST_PILE_TOP] = (top + 1) % N_CARDS
+    top += 1
+    st[ST_PILE_TOP] = top if top < N_CARDS else 0
     st[ST_PILE_N] = n - 1
     return c
 
 
-@jit
+@jit(inline='always')
 def pile_put_under(st, c):
     """A discard goes face down under the draw pile."""
     n = st[ST_PILE_N]
-    st[ST_PILE + (st[ST_PILE_TOP] + n) % N_CARDS] = c
+    i = st[ST_PILE_TOP] + n
+    if i >= N_CARDS:
+        i -= N_CARDS
+    st[ST_PILE + i] = c
     st[ST_PILE_N] = n + 1
 
 
@@ -200,18 +208,25 @@ def pile_mask(st):
     return m
 
 
-@jit
+@jit(inline='always')
 def forget_card(st, me, c):
     """``me`` now holds (or has seen go public) card c: nobody else holds it, as far as me knows."""
-    P = st[ST_PLAYERS]
-    for t in range(P):
-        st[ST_KNOW + me * MAX_PLAYERS + t] &= ~bit(c)
+    m = ~bit(c)
+    b = ST_KNOW + me * MAX_PLAYERS
+    st[b] &= m
+    st[b + 1] &= m
+    st[b + 2] &= m
+    st[b + 3] &= m
 
 
 # ---- setup ----------------------------------------------------------------------------------
 @jit
-def new_state(params, P):
+def new_state(params, seats):
+    """An empty table for ``seats.shape[0]`` players (policies from ``seats[:, 0]``)."""
+    P = seats.shape[0]
     st = np.zeros(STATE_SIZE, dtype=np.int64)
+    for s in range(P):
+        st[ST_POLICY + s] = seats[s, 0]
     st[ST_PLAYERS] = P
     st[ST_WINNER] = -1
     for i in range(MAX_PLAYERS * MAX_PLAYERS):
@@ -241,7 +256,7 @@ def deal(st, deck, keys, ctrs, slot):
 
 
 # ---- the rules: legal options --------------------------------------------------------------
-@jit
+@jit(inline='always')
 def is_flush(hand):
     if popcount(hand) != HAND_SIZE:
         return False
@@ -251,7 +266,7 @@ def is_flush(hand):
     return False
 
 
-@jit
+@jit(inline='always')
 def offered_kinds(st, s):
     """Actions offered to seat s on a free turn (no skip mark, no draw owed): a bit mask.
 
@@ -268,7 +283,7 @@ def offered_kinds(st, s):
     return m
 
 
-@jit
+@jit(inline='always')
 def discard_options(st, s, drawn):
     """Cards seat s may discard after drawing ``drawn``: any of hand + drawn card, but only the
     earlier cards under a Cloud mark."""
@@ -300,7 +315,7 @@ def target_at(st, s, k):
     return s
 
 
-@jit
+@jit(inline='always')
 def wind_receiver(st, p):
     """Who receives p's Wind card: the left neighbour ('skip': the next one holding cards)."""
     P = st[ST_PLAYERS]
@@ -313,7 +328,7 @@ def wind_receiver(st, p):
     return (p + 1) % P
 
 
-@jit
+@jit(inline='always')
 def wind_passers(st):
     """Bit mask of seats that pass a card in a Wind: every seat holding cards ('skip': only when
     at least two seats hold cards, else nobody passes)."""
@@ -333,7 +348,7 @@ def apply_skip_turn(st, s):
     st[ST_SKIP + s] = 0
 
 
-@jit
+@jit(inline='always')
 def apply_forced_draw(st, s):
     """Draw one card and keep it; -1 (turn passes) when the pile is empty. Spends a Cloud mark."""
     st[ST_OWE + s] = 0
@@ -351,7 +366,7 @@ def apply_reveal(st, s):
     st[ST_END] = END_WIN
 
 
-@jit
+@jit(inline='always')
 def apply_draw_discard(st, s, drawn, discard):
     """Keep ``drawn``, put ``discard`` under the draw pile (drawn already left the pile)."""
     st[ST_HAND + s] = (st[ST_HAND + s] | bit(drawn)) & ~bit(discard)
@@ -360,15 +375,15 @@ def apply_draw_discard(st, s, drawn, discard):
     forget_card(st, s, drawn)
 
 
-@jit
+@jit(inline='always')
 def apply_weather_card(st, s, card):
     """Play ``card`` face up out of the game; s owes a draw-and-keep next turn."""
     st[ST_HAND + s] &= ~bit(card)
     st[ST_GONE] |= bit(card)
     st[ST_OWE + s] = 1
-    P = st[ST_PLAYERS]
-    for me in range(P):
-        forget_card(st, me, card)
+    m = ~bit(card)
+    for i in range(MAX_PLAYERS * MAX_PLAYERS):
+        st[ST_KNOW + i] &= m
 
 
 @jit
@@ -396,25 +411,24 @@ def apply_cloud(st, t):
     return 1
 
 
-@jit
-def apply_wind(st, passes):
-    """Everyone passes at once: passes[p] = p's card (-1: p passes nothing)."""
+@jit(inline='always')
+def apply_wind(st):
+    """Everyone passes at once: st[ST_PASS + p] = p's card (-1: p passes nothing); the
+    receivers are written to st[ST_PASS_TO + p]."""
     P = st[ST_PLAYERS]
-    to = np.empty(MAX_PLAYERS, dtype=np.int64)
     for p in range(P):
-        to[p] = wind_receiver(st, p) if passes[p] >= 0 else -1
+        st[ST_PASS_TO + p] = wind_receiver(st, p) if st[ST_PASS + p] >= 0 else -1
     for p in range(P):
-        if passes[p] >= 0:
-            st[ST_HAND + p] &= ~bit(passes[p])
+        if st[ST_PASS + p] >= 0:
+            st[ST_HAND + p] &= ~bit(st[ST_PASS + p])
     for p in range(P):
-        c = passes[p]
+        c = st[ST_PASS + p]
         if c >= 0:
-            r = to[p]
+            r = st[ST_PASS_TO + p]
             st[ST_HAND + r] |= bit(c)
             forget_card(st, r, c)
             if r != p:
                 st[ST_KNOW + p * MAX_PLAYERS + r] |= bit(c)
-    return to
 
 
 # ---- heuristic -----------------------------------------------------------------------------
@@ -603,8 +617,8 @@ def heuristic_wind_card(st, p, receiver):
 
 
 # ---- policies: one decision each --------------------------------------------------------------
-@jit
-def _pick(mask, seats, keys, ctrs, s):
+@jit(inline='always')
+def _pick(mask, keys, ctrs, s):
     """Random policy: uniform card of ``mask`` (ascending card code), one draw when 2+ options."""
     n = popcount(mask)
     if n > 1:
@@ -612,10 +626,10 @@ def _pick(mask, seats, keys, ctrs, s):
     return lowest_bit(mask)
 
 
-@jit
-def choose_action(st, s, kinds, seats, keys, ctrs):
+@jit(inline='always')
+def choose_action(st, s, kinds, keys, ctrs):
     """(kind, weather card or -1) for a free turn with 2+ offered kinds or a Weather."""
-    if seats[s, 0] == P_HEURISTIC:
+    if st[ST_POLICY + s] == P_HEURISTIC:
         kind, card = heuristic_plan(st, s, kinds)
         if popcount(kinds) > 1:
             st[ST_DECISIONS] += 1
@@ -633,61 +647,69 @@ def choose_action(st, s, kinds, seats, keys, ctrs):
         hand = weather_options(st, s)
         if popcount(hand) > 1:
             st[ST_DECISIONS] += 1
-        card = _pick(hand, seats, keys, ctrs, s)
+        card = _pick(hand, keys, ctrs, s)
     return kind, card
 
 
-@jit
-def choose_discard(st, s, drawn, options, seats, keys, ctrs):
+@jit(inline='always')
+def choose_discard(st, s, drawn, options, keys, ctrs):
     if popcount(options) > 1:
         st[ST_DECISIONS] += 1
-    if seats[s, 0] == P_HEURISTIC:
+    if st[ST_POLICY + s] == P_HEURISTIC:
         return h_least_useful(st, s, st[ST_HAND + s] | bit(drawn), options)
-    return _pick(options, seats, keys, ctrs, s)
+    return _pick(options, keys, ctrs, s)
 
 
-@jit
-def choose_target(st, s, effect, seats, keys, ctrs):
+@jit(inline='always')
+def choose_target(st, s, effect, keys, ctrs):
     n = n_targets(st, s, effect)
     if n > 1:
         st[ST_DECISIONS] += 1
-    if seats[s, 0] == P_HEURISTIC:
+    if st[ST_POLICY + s] == P_HEURISTIC:
         return h_target(st, s, effect)
     if n > 1:
         return target_at(st, s, rng.below(keys, ctrs, s, n))
     return target_at(st, s, 0)
 
 
-@jit
-def choose_wind_card(st, p, receiver, seats, keys, ctrs):
+@jit(inline='always')
+def choose_wind_card(st, p, receiver, keys, ctrs):
     hand = st[ST_HAND + p]
     if popcount(hand) > 1:
         st[ST_DECISIONS] += 1
-    if seats[p, 0] == P_HEURISTIC:
+    if st[ST_POLICY + p] == P_HEURISTIC:
         return heuristic_wind_card(st, p, receiver)
-    return _pick(hand, seats, keys, ctrs, p)
+    return _pick(hand, keys, ctrs, p)
 
 
 # ---- one turn ---------------------------------------------------------------------------------
-@jit
+@jit(inline='always')
 def _count(st, i):
     st[ST_CTR + i] += 1
 
 
-@jit
-def take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n):
-    """Seat s takes one turn (the checks in the order RULINGS gives)."""
-    rec = ev.shape[0] > 0
+@jit(inline='always')
+def _note(st, code, v1, v2, v3, v4):
+    """What the last turn did, for the trace (record_turn): an event code and its values."""
+    st[ST_EV] = code
+    st[ST_EV + 1] = v1
+    st[ST_EV + 2] = v2
+    st[ST_EV + 3] = v3
+    st[ST_EV + 4] = v4
+
+
+@jit(inline='always')
+def take_turn(st, s, keys, ctrs):
+    """Seat s takes one turn (the checks in the order RULINGS gives). Only ``st`` and the
+    seat streams are touched, so a search player can run it on a copy of the state."""
     P = st[ST_PLAYERS]
-    turn = st[ST_TURN] + 1
-    st[ST_TURN] = turn
+    st[ST_TURN] += 1
     st[ST_TURNS + s] += 1
     # 1. a Thunder mark: the turn is lost (it still counts)
     if st[ST_SKIP + s]:
         apply_skip_turn(st, s)
         _count(st, C_SKIPS)
-        if rec:
-            record_event(ev, ev_n, E_SKIP, s, turn)
+        _note(st, E_SKIP, 0, 0, 0, 0)
         return
     # 2. a Weather card last turn: draw one and keep it, nothing else
     if st[ST_OWE + s]:
@@ -697,62 +719,52 @@ def take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n):
             _count(st, C_WEATHER_DRAWS)
             if cloud:
                 _count(st, C_FORCED_KEEPS)
-            if rec:
-                record_event(ev, ev_n, E_FORCED_DRAW, s, turn, c, cloud)
+            _note(st, E_FORCED_DRAW, c, cloud, 0, 0)
         else:
             _count(st, C_PASSES)
-            if rec:
-                record_event(ev, ev_n, E_PASS, s, turn, PASS_NO_DRAW)
+            _note(st, E_PASS, PASS_NO_DRAW, 0, 0, 0)
         return
     # 3. a free turn
     kinds = offered_kinds(st, s)
     if kinds == 0:
         _count(st, C_PASSES)
-        if rec:
-            record_event(ev, ev_n, E_PASS, s, turn, PASS_NO_ACTION)
+        _note(st, E_PASS, PASS_NO_ACTION, 0, 0, 0)
         return
     if (kinds & K_REVEAL) and st[ST_RULES + R_TAKE_WIN]:
         kind = KIND_REVEAL      # always taken; counted as the seat's one decision this turn
         card = -1
         st[ST_DECISIONS] += 1
     else:
-        kind, card = choose_action(st, s, kinds, seats, keys, ctrs)
+        kind, card = choose_action(st, s, kinds, keys, ctrs)
     if kind == KIND_REVEAL:
-        if rec:
-            record_event(ev, ev_n, E_REVEAL, s, turn, st[ST_HAND + s])
+        _note(st, E_REVEAL, st[ST_HAND + s], 0, 0, 0)
         apply_reveal(st, s)
         return
     if kind == KIND_DRAW:
         cloud = st[ST_CLOUD + s]
         drawn = pile_draw(st)
         options = discard_options(st, s, drawn)
-        d = choose_discard(st, s, drawn, options, seats, keys, ctrs)
+        d = choose_discard(st, s, drawn, options, keys, ctrs)
         apply_draw_discard(st, s, drawn, d)
         _count(st, C_DRAW_DISCARDS)
         if cloud:
             _count(st, C_FORCED_KEEPS)
-        if rec:
-            record_event(ev, ev_n, E_DRAW_DISCARD, s, turn, drawn, d, cloud)
+        _note(st, E_DRAW_DISCARD, drawn, d, cloud, 0)
         return
     # Weather
     apply_weather_card(st, s, card)
     effect = card // N_RANKS
     _count(st, C_WEATHER_BY_SUIT + effect)
     if effect == WIND:
-        if rec:
-            record_event(ev, ev_n, E_WEATHER, s, turn, card, effect, -1, 0)
         who = wind_passers(st)
         for p in range(P):
-            passes[p] = -1
+            st[ST_PASS + p] = -1
             if (who >> p) & 1:
-                passes[p] = choose_wind_card(st, p, wind_receiver(st, p), seats, keys, ctrs)
-        to = apply_wind(st, passes)
-        if rec:
-            for p in range(P):
-                if passes[p] >= 0:
-                    record_event(ev, ev_n, E_WIND_PASS, p, turn, passes[p], to[p])
+                st[ST_PASS + p] = choose_wind_card(st, p, wind_receiver(st, p), keys, ctrs)
+        apply_wind(st)
+        _note(st, E_WEATHER, card, effect, -1, 0)
         return
-    t = choose_target(st, s, effect, seats, keys, ctrs)
+    t = choose_target(st, s, effect, keys, ctrs)
     marked = 0
     if effect == SUN:
         apply_sun(st, s, t)
@@ -760,10 +772,22 @@ def take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n):
         marked = apply_thunder(st, t)
     else:
         marked = apply_cloud(st, t)
-    if rec:
-        record_event(ev, ev_n, E_WEATHER, s, turn, card, effect, t, marked)
-        if effect == SUN:
-            record_event(ev, ev_n, E_SUN_VIEW, s, turn, t, st[ST_HAND + t])
+    _note(st, E_WEATHER, card, effect, t, marked)
+
+
+@jit
+def record_turn(st, s, ev, ev_n):
+    """Trace the turn seat s just took (from _note), with a Wind's passes or a Sun's view."""
+    turn = st[ST_TURN]
+    code = st[ST_EV]
+    record_event(ev, ev_n, code, s, turn, st[ST_EV + 1], st[ST_EV + 2], st[ST_EV + 3], st[ST_EV + 4])
+    if code == E_WEATHER and st[ST_EV + 2] == WIND:
+        for p in range(st[ST_PLAYERS]):
+            if st[ST_PASS + p] >= 0:
+                record_event(ev, ev_n, E_WIND_PASS, p, turn, st[ST_PASS + p], st[ST_PASS_TO + p])
+    elif code == E_WEATHER and st[ST_EV + 2] == SUN:
+        t = st[ST_EV + 3]
+        record_event(ev, ev_n, E_SUN_VIEW, s, turn, t, st[ST_HAND + t])
 
 
 @jit
@@ -800,23 +824,25 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
     keys[P] = rng.stream_key(seed, g, rng.DEAL, 0)
-    st = new_state(params, P)
+    st = new_state(params, seats)
     deck = np.empty(N_CARDS, dtype=np.int64)
-    passes = np.empty(MAX_PLAYERS, dtype=np.int64)
     deal(st, deck, keys, ctrs, P)
     if rec:
         for s in range(P):
             record_event(ev, ev_n, E_DEAL, s, st[ST_HAND + s], st[ST_PILE_N])
-    play_from(st, 0, seats, keys, ctrs, passes, ev, ev_n)
+    play_from(st, 0, keys, ctrs, ev, ev_n)
     finish(st, out, row, ev, ev_n)
 
 
 @jit
-def play_from(st, s, seats, keys, ctrs, passes, ev, ev_n):
+def play_from(st, s, keys, ctrs, ev, ev_n):
     """Turns from seat s clockwise until the game is over (also for hand-built states)."""
     P = st[ST_PLAYERS]
+    rec = ev.shape[0] > 0
     while True:
-        take_turn(st, s, seats, keys, ctrs, passes, ev, ev_n)
+        take_turn(st, s, keys, ctrs)
+        if rec:
+            record_turn(st, s, ev, ev_n)
         if st[ST_PILE_N] == 0:
             st[ST_CTR + C_PILE_EMPTIED] = 1
         if game_over(st):

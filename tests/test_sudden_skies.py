@@ -40,17 +40,16 @@ class Table:
 
     def __init__(self, P, hands, pile=(), pols=None, seed=1, game=0, **rules):
         self.P = P
-        self.st = ss.new_state(params(**rules), P)
+        self.seats = seats_of(*(pols or [R] * P))
+        self.st = ss.new_state(params(**rules), self.seats)
         for s, h in enumerate(hands):
             self.st[ss.ST_HAND + s] = hand(*h) if h else 0
         for i, c in enumerate(cards(*pile)):
             self.st[ss.ST_PILE + i] = c
         self.st[ss.ST_PILE_N] = len(pile)
-        self.seats = seats_of(*(pols or [R] * P))
         self.keys = np.array([rng.stream_key(seed, game, rng.SEAT, s) for s in range(P)] + [0],
                              dtype=np.uint64)
         self.ctrs = np.zeros(P + 1, dtype=np.int64)
-        self.passes = np.zeros(4, dtype=np.int64)
         self.ev = np.zeros((256, layout.EVENT_WIDTH), dtype=np.int64)
         self.ev_n = np.zeros(1, dtype=np.int64)
 
@@ -64,8 +63,17 @@ class Table:
     def turn(self, s):
         """Seat s takes one turn; returns the events it recorded."""
         n0 = int(self.ev_n[0])
-        ss.take_turn(self.st, s, self.seats, self.keys, self.ctrs, self.passes, self.ev, self.ev_n)
+        ss.take_turn(self.st, s, self.keys, self.ctrs)
+        ss.record_turn(self.st, s, self.ev, self.ev_n)
         return [tuple(int(x) for x in self.ev[i, :6]) for i in range(n0, int(self.ev_n[0]))]
+
+    def wind(self, *passes):
+        """Everyone passes at once: passes[p] is a card name or None."""
+        for p in range(4):
+            c = passes[p] if p < len(passes) else None
+            self.st[ss.ST_PASS + p] = parse_card(c) if c else -1
+        ss.apply_wind(self.st)
+        return [int(self.st[ss.ST_PASS_TO + p]) for p in range(self.P)]
 
     def ctr(self, i) -> int:
         return int(self.st[ss.ST_CTR + i])
@@ -77,7 +85,7 @@ class Table:
 # ---- setup ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("P", [2, 3, 4])
 def test_deal_is_the_documented_shuffle_one_card_at_a_time(P):
-    st = ss.new_state(params(), P)
+    st = ss.new_state(params(), seats_of(*[R] * P))
     keys = np.array([rng.stream_key(9, 4, rng.DEAL, 0)], dtype=np.uint64)
     ctrs = np.zeros(1, dtype=np.int64)
     ss.deal(st, np.zeros(52, dtype=np.int64), keys, ctrs, 0)
@@ -180,7 +188,7 @@ def test_stalemate_when_the_pile_and_every_hand_are_empty():
     # seat 1, who has nothing anyway); then nobody holds a card: stalemate, no winner.
     t = Table(2, [["3S"], []], pile=[])
     out = np.zeros((1, layout.out_width(2, ss.N_COUNTERS)), dtype=np.int64)
-    ss.play_from(t.st, 0, t.seats, t.keys, t.ctrs, t.passes, t.ev, t.ev_n)
+    ss.play_from(t.st, 0, t.keys, t.ctrs, t.ev, t.ev_n)
     ss.finish(t.st, out, 0, t.ev, t.ev_n)
     assert int(t.st[ss.ST_END]) == ss.END_STALEMATE
     S = 2
@@ -252,7 +260,7 @@ def test_cloud_forces_keeping_the_drawn_card():
         assert set(mask_cards(int(opts))) == set(cards(*earlier))
         # drive the Draw-and-Discard directly (take_turn would first draw the kind at random)
         drawn = ss.pile_draw(t.st)
-        d = ss.choose_discard(t.st, 0, drawn, opts, t.seats, t.keys, t.ctrs)
+        d = ss.choose_discard(t.st, 0, drawn, opts, t.keys, t.ctrs)
         ss.apply_draw_discard(t.st, 0, drawn, d)
         assert parse_card("AD") in t.hand(0) and d in cards(*earlier)
         assert t.mark(ss.ST_CLOUD, 0) == 0 and t.pile() == [parse_card("7D"), d]
@@ -321,9 +329,7 @@ def test_wind_everyone_passes_left_at_once_with_someone_on_four_cards():
     # 4 players; seat 0 just played its Wind card and holds four cards; seat 2 also holds four
     t = Table(4, [["2H", "3H", "4H", "5H"], ["2C", "3C", "4C", "5C", "6C"],
                   ["2D", "3D", "4D", "5D"], ["2S", "3S", "4S", "5S", "6S"]])
-    passes = np.array(cards("3H", "6C", "2D", "4S"), dtype=np.int64)
-    to = ss.apply_wind(t.st, passes)
-    assert list(to[:4]) == [1, 2, 3, 0]
+    assert t.wind("3H", "6C", "2D", "4S") == [1, 2, 3, 0]
     assert t.hand(0) == set(cards("2H", "4H", "5H", "4S"))
     assert t.hand(1) == set(cards("2C", "3C", "4C", "5C", "3H"))
     assert t.hand(2) == set(cards("3D", "4D", "5D", "6C"))
@@ -334,7 +340,7 @@ def test_wind_everyone_passes_left_at_once_with_someone_on_four_cards():
 
 def test_wind_at_two_players_is_a_swap():
     t = Table(2, [["2H", "3H", "4H", "5H"], ["2C", "3C", "4C", "5C", "6C"]])
-    ss.apply_wind(t.st, np.array(cards("2H", "6C") + [0, 0], dtype=np.int64))
+    assert t.wind("2H", "6C") == [1, 0]
     assert t.hand(0) == set(cards("3H", "4H", "5H", "6C"))
     assert t.hand(1) == set(cards("2C", "3C", "4C", "5C", "2H"))
 
@@ -370,8 +376,7 @@ def test_wind_with_an_empty_handed_player(mode, expect):
     t = Table(3, [["2H", "3H"], [], ["2C", "3C"]], wind_empty=mode)
     who = ss.wind_passers(t.st)
     assert who == 0b101
-    passes = np.array([parse_card("2H"), -1, parse_card("2C"), -1], dtype=np.int64)
-    ss.apply_wind(t.st, passes)
+    t.wind("2H", None, "2C")
     for s in range(3):
         assert t.hand(s) == set(cards(*expect[s])), s
 
