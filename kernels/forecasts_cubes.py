@@ -44,8 +44,11 @@ RULES = (
     Rule("rounds", R_ROUNDS, 4, "rounds in a game", lo=1, hi=12, ruling="rulebook: 4 rounds"),
 )
 
-P_RANDOM, P_HEURISTIC = 0, 1
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC}
+P_RANDOM, P_HEURISTIC, P_MC = 0, 1, 2
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
+# mc:BUDGET:ROLLOUT - rollouts per option (determinisations shared across options) and the
+# policy every seat follows inside a rollout
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
 
 # ---- constants ----------------------------------------------------------------------------
 HOT, NEUTRAL, COLD = 0, 1, 2
@@ -65,7 +68,8 @@ RED_MASK = SUIT_MASK[HEARTS] | SUIT_MASK[DIAMONDS]
 (C_ADV_USES, C_ADV_USER_SHARE, C_ADV_USER_SEATS, C_CORRECT, C_HOT_FORECASTS, C_HOT_CORRECT,
  C_COLD_FORECASTS, C_COLD_CORRECT, C_ROUND_HOT, C_ROUND_NEUTRAL, C_ROUND_COLD, C_ROUNDS,
  C_NO_MOVE) = range(13)
-C_FINAL_HOT = 13                        # 10 counters: rounds ending with k Hot cubes, k = 0..9
+C_MC_ROLLOUTS, C_MC_PLAYS = 13, 14
+C_FINAL_HOT = 15                        # 10 counters: rounds ending with k Hot cubes, k = 0..9
 COUNTERS = (
     Counter("advisory_uses", "Weather Advisories played"),
     Counter("advisory_user_share", "win share (x60) of seats that used their Advisory"),
@@ -77,6 +81,8 @@ COUNTERS = (
     Counter("round_neutral"), Counter("round_cold"),
     Counter("rounds"),
     Counter("no_move_tricks", "tricks won with no legal cube move"),
+    Counter("mc_rollouts", "rollouts played by search (mc) seats"),
+    Counter("mc_rollout_plays", "card plays simulated inside those rollouts"),
 ) + tuple(Counter(f"final_hot_{k}", f"rounds ending with {k} Hot cubes") for k in range(10))
 N_COUNTERS = len(COUNTERS)
 
@@ -298,6 +304,192 @@ def heuristic_move(cubes, red, forecast, can_double):
     return best_size, best_opt
 
 
+
+# ---- search player (mc) -------------------------------------------------------------------
+# What an mc seat may use: its own hand, its own forecast, every card played this round and by
+# whom (so which suits a seat has shown void in), the cubes, hand sizes, who holds an unused
+# Advisory. What it may not: other hands, other forecasts (secret), the undealt card at 3p.
+# Hidden cards are re-dealt per sample from the seat's SEARCH stream; other seats' forecasts
+# are what the heuristic would choose from their sampled original hands.
+
+@jit(inline='always')
+def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys, ctrs, slot):
+    """(size, option) for a random or heuristic mover; draws on stream ``slot``."""
+    if pol == P_HEURISTIC:
+        return heuristic_move(cubes, red, forecast_w, can_double)
+    size = 1
+    if doubles:
+        if rng.below(keys, ctrs, slot, 2) == 1:
+            size = 2
+    m = doubles if size == 2 else singles
+    n = popcount(m)
+    option = nth_bit(m, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(m)
+    return size, option
+
+
+@jit
+def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, leader, played, k,
+             led_suit, best_card, pol, keys, ctrs, slot):
+    """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``.
+
+    Works on the arrays it is given (the caller passes copies). Returns card plays simulated.
+    """
+    plays = 0
+    while t < n_tricks:
+        for kk in range(k, P):
+            s = (leader + kk) % P
+            legal = legal_cards(hands[s], led_suit)
+            if pol == P_HEURISTIC:
+                c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s])
+            else:
+                n = popcount(legal)
+                c = nth_bit(legal, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(legal)
+            hands[s] &= ~(np.int64(1) << c)
+            played[s] = c
+            plays += 1
+            if kk == 0:
+                led_suit = c // N_RANKS
+                best_card = c
+            elif c // N_RANKS == led_suit and c > best_card:
+                best_card = c
+        w = trick_winner(played, leader, P)
+        red = led_suit == HEARTS or led_suit == DIAMONDS
+        singles = legal_moves(cubes, red, 1)
+        if singles:
+            doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
+            size, option = _choose_move(pol, cubes, red, forecast[w], doubles != 0, singles, doubles,
+                                        keys, ctrs, slot)
+            cubes[move_source(red, option)] -= size
+            cubes[move_dest(red, option)] += size
+            if size == 2:
+                adv_left[w] = 0
+        leader = w
+        t += 1
+        k = 0
+        led_suit = -1
+        best_card = -1
+    return plays
+
+
+@jit
+def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch):
+    """Re-deal every card ``me`` has not seen: each other seat keeps its hand size and gets no
+    card of a suit it has shown void in (the last attempts drop that constraint if it cannot be
+    met); at 3 players the spare card may stay undealt. Reads only ``hands[me]`` and sizes."""
+    my_hand = hands[me]
+    n = 0
+    h = DECK_MASK & ~my_hand & ~seen
+    while h:
+        scratch[n] = lowest_bit(h)
+        h &= h - 1
+        n += 1
+    cap = np.zeros(P, dtype=np.int64)
+    for attempt in range(24):
+        rng.shuffle(scratch, n, keys, ctrs, slot)
+        total = 0
+        for o in range(P):
+            out_hands[o] = 0
+            cap[o] = 0 if o == me else popcount(hands[o])
+            total += cap[o]
+        spare = n - total
+        ok = True
+        for i in range(n):
+            bit = 1 << (scratch[i] // N_RANKS)
+            ne = 0
+            for o in range(P):
+                if cap[o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
+                    ne += 1
+            tot = ne + (1 if spare > 0 else 0)
+            if tot == 0:
+                ok = False
+                break
+            j = rng.below(keys, ctrs, slot, tot) if tot > 1 else 0
+            if j == ne:
+                spare -= 1
+                continue
+            for o in range(P):
+                if cap[o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
+                    if j == 0:
+                        out_hands[o] |= np.int64(1) << scratch[i]
+                        cap[o] -= 1
+                        break
+                    j -= 1
+        if ok:
+            break
+    out_hands[me] = my_hand
+
+
+@jit
+def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
+               n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
+               budget, rpol, keys, ctrs, slot, mcstat):
+    """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples.
+
+    kind 0: forecast (options = F_HOT/F_COLD); 1: card (options = cards); 2: cube move
+    (options = size * 2 + option). Each sample re-deals hidden cards once and plays every
+    option forward from it (common random numbers); ties go to the earlier option.
+    """
+    total = np.zeros(n_opt, dtype=np.int64)
+    det = np.zeros(P, dtype=np.int64)
+    scratch = np.zeros(40, dtype=np.int64)
+    h2 = np.zeros(P, dtype=np.int64)
+    c2 = np.zeros(3, dtype=np.int64)
+    f2 = np.zeros(P, dtype=np.int64)
+    a2 = np.zeros(P, dtype=np.int64)
+    p2 = np.zeros(P, dtype=np.int64)
+    seen = 0
+    for o in range(P):
+        seen |= round_played[o]
+    for _ in range(budget):
+        _determinize(me, hands, seen, voids, P, keys, ctrs, slot, det, scratch)
+        for o in range(P):
+            if o != me:
+                f2[o] = heuristic_forecast(det[o] | round_played[o])
+        for i in range(n_opt):
+            for o in range(P):
+                h2[o] = det[o]
+                a2[o] = adv_left[o]
+                p2[o] = played[o]
+                if o == me:
+                    f2[o] = forecast[o]
+            for b in range(3):
+                c2[b] = cubes[b]
+            opt = options[i]
+            tt, ld, kk, ls, bc = t, leader, k, led_suit, best_card
+            if kind == 0:
+                f2[me] = opt
+            elif kind == 1:
+                h2[me] &= ~(np.int64(1) << opt)
+                p2[me] = opt
+                if kk == 0:
+                    ls = opt // N_RANKS
+                    bc = opt
+                elif opt // N_RANKS == ls and opt > bc:
+                    bc = opt
+                kk += 1
+            else:
+                size = opt // 2
+                c2[move_source(red, opt % 2)] -= size
+                c2[move_dest(red, opt % 2)] += size
+                if size == 2:
+                    a2[me] = 0
+                tt += 1
+                ld = me
+                kk = 0
+                ls = -1
+                bc = -1
+            mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
+                                  rpol, keys, ctrs, slot)
+            mcstat[0] += 1
+            pts, _ = round_points(c2, f2[me])
+            total[i] += pts
+    best = 0
+    for i in range(1, n_opt):
+        if total[i] > total[best]:
+            best = i
+    return best
+
+
 # ---- one game --------------------------------------------------------------------------------
 @jit
 def play_one(params, seats, seed, g, out, row, ev, ev_n):
@@ -308,11 +500,16 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     n_tricks = params[R_TRICKS]
     n_rounds = params[R_ROUNDS]
     hand_size = 13 if P == 3 else 10
-    # stream slots: 0..P-1 the seats' decisions, P the current round's deal
-    keys = np.empty(P + 1, dtype=np.uint64)
-    ctrs = np.zeros(P + 1, dtype=np.int64)
+    # stream slots: 0..P-1 the seats' decisions, P the current round's deal, P+1+s seat s's search
+    keys = np.empty(2 * P + 1, dtype=np.uint64)
+    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+        keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+    voids = np.zeros(P, dtype=np.int64)         # suits each seat has shown void in this round
+    round_played = np.zeros(P, dtype=np.int64)  # cards each seat has played this round
+    mcstat = np.zeros(2, dtype=np.int64)        # rollouts, rollout card plays
+    options = np.zeros(13, dtype=np.int64)
     hands = np.zeros(P, dtype=np.int64)
     forecast = np.zeros(P, dtype=np.int64)
     score = np.zeros(P, dtype=np.int64)
@@ -345,10 +542,19 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         cubes[HOT] = CUBES_START[0]
         cubes[NEUTRAL] = CUBES_START[1]
         cubes[COLD] = CUBES_START[2]
+        voids[:] = 0
+        round_played[:] = 0
         # forecasts, secretly, after seeing the hand
         for s in range(P):
             if seats[s, 0] == P_HEURISTIC:
                 forecast[s] = heuristic_forecast(hands[s])
+            elif seats[s, 0] == P_MC:
+                options[0] = F_HOT
+                options[1] = F_COLD
+                forecast[s] = options[_mc_choose(0, s, options, 2, hands, cubes, forecast, adv_left,
+                                                 advisory_on, P, 0, n_tricks, leader, played, 0, -1, -1,
+                                                 voids, round_played, False, seats[s, 1], seats[s, 2],
+                                                 keys, ctrs, P + 1 + s, mcstat)]
             else:
                 forecast[s] = rng.below(keys, ctrs, s, 2)
             decisions += 1
@@ -363,11 +569,25 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
                 legal = legal_cards(hands[s], led_suit)
                 if seats[s, 0] == P_HEURISTIC:
                     c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s])
+                elif seats[s, 0] == P_MC and popcount(legal) > 1:
+                    n = 0
+                    h = legal
+                    while h:
+                        options[n] = lowest_bit(h)
+                        h &= h - 1
+                        n += 1
+                    c = options[_mc_choose(1, s, options, n, hands, cubes, forecast, adv_left, advisory_on,
+                                           P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
+                                           round_played, False, seats[s, 1], seats[s, 2], keys, ctrs,
+                                           P + 1 + s, mcstat)]
                 else:
                     n = popcount(legal)
                     c = nth_bit(legal, rng.below(keys, ctrs, s, n)) if n > 1 else lowest_bit(legal)
                 decisions += 1
+                if k > 0 and c // N_RANKS != led_suit:
+                    voids[s] |= 1 << led_suit
                 hands[s] &= ~(np.int64(1) << c)
+                round_played[s] |= np.int64(1) << c
                 played[s] = c
                 if k == 0:
                     led_suit = c // N_RANKS
@@ -382,7 +602,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
                 record_event(ev, ev_n, E_TRICK, w, rnd, t, played[w])
             decisions += _winner_moves(seats, keys, ctrs, w, led_suit == HEARTS or led_suit == DIAMONDS,
                                        cubes, forecast, adv_left, used_adv, advisory_on, out, row, P,
-                                       rnd, t, ev, ev_n)
+                                       rnd, t, ev, ev_n, hands, n_tricks, played, voids, round_played,
+                                       options, mcstat)
             leader = w
         # round scoring
         for s in range(P):
@@ -406,13 +627,16 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         if rec:
             record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
     _finish(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n)
+    out[row, col_counter(P, C_MC_ROLLOUTS)] = mcstat[0]
+    out[row, col_counter(P, C_MC_PLAYS)] = mcstat[1]
     out[row, col_length(P)] = tricks
     out[row, col_decisions(P)] = decisions
 
 
 @jit(inline='always')
 def _winner_moves(seats, keys, ctrs, w, red, cubes, forecast, adv_left, used_adv, advisory_on,
-                  out, row, P, rnd, t, ev, ev_n):
+                  out, row, P, rnd, t, ev, ev_n, hands, n_tricks, played, voids, round_played,
+                  options, mcstat):
     """The trick winner moves a cube (or two with the Advisory); returns decisions taken."""
     rec = ev.shape[0] > 0
     singles = legal_moves(cubes, red, 1)
@@ -423,23 +647,26 @@ def _winner_moves(seats, keys, ctrs, w, red, cubes, forecast, adv_left, used_adv
         return 0
     doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
     decisions = 0
-    if seats[w, 0] == P_HEURISTIC:
-        size, option = heuristic_move(cubes, red, forecast[w], doubles != 0)
-        if doubles:
-            decisions += 1
-            if rec:
-                record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
+    if seats[w, 0] == P_MC and popcount(singles) + popcount(doubles) > 1:
+        n = 0
+        for size in range(1, 3):
+            m = singles if size == 1 else doubles
+            for option in range(2):
+                if (m >> option) & 1:
+                    options[n] = size * 2 + option
+                    n += 1
+        pick = options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
+                                  t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
+                                  seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat)]
+        size = pick // 2
+        option = pick % 2
     else:
-        size = 1
-        if doubles:
-            decisions += 1
-            if rng.below(keys, ctrs, w, 2) == 1:
-                size = 2
-            if rec:
-                record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
-        m = doubles if size == 2 else singles
-        n = popcount(m)
-        option = nth_bit(m, rng.below(keys, ctrs, w, n)) if n > 1 else lowest_bit(m)
+        size, option = _choose_move(seats[w, 0], cubes, red, forecast[w], doubles != 0, singles,
+                                    doubles, keys, ctrs, w)
+    if doubles:
+        decisions += 1
+        if rec:
+            record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
     decisions += 1
     src = move_source(red, option)
     dst = move_dest(red, option)

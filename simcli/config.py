@@ -85,28 +85,43 @@ class Job:
         return f"{self.game}/{self.variant}/{self.players}p [{self.policy_label}]"
 
 
-def parse_policy(spec: str, valid: dict[str, int]) -> tuple[str, np.ndarray]:
-    """``name`` or ``name:arg:arg`` -> (canonical text, seats row)."""
-    parts = spec.strip().split(":")
-    name = parts[0].strip().lower()
+def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None) -> tuple[str, np.ndarray]:
+    """``name`` or ``name:arg:arg`` -> (canonical text with every argument, seats row).
+
+    ``arg_specs`` (a module's ``POLICY_ARGS``) gives, per parameterised policy, its arguments as
+    ``(name, default, lo, hi)`` for numbers or ``(name, default_policy_name, None, None)`` for a
+    policy argument (stored as that policy's code). Missing arguments take their defaults.
+    """
+    parts = [p.strip().lower() for p in spec.strip().split(":")]
+    name = parts[0]
     if name not in valid:
         raise SimError(f"unknown policy {spec.strip()!r}; valid policies: {', '.join(valid)}")
     row = np.zeros(SEAT_WIDTH, dtype=np.int64)
     row[0] = valid[name]
     args = parts[1:]
-    if len(args) > SEAT_WIDTH - 1:
-        raise SimError(f"policy {spec!r} has too many arguments (at most {SEAT_WIDTH - 1})")
-    for i, a in enumerate(args):
-        a = a.strip().lower()
-        if a in valid:
+    specs = (arg_specs or {}).get(name, ())
+    if len(args) > len(specs):
+        allowed = ":".join(a[0].upper() for a in specs)
+        raise SimError(f"policy {spec.strip()!r} takes at most {len(specs)} argument(s)"
+                       + (f" ({name}:{allowed})" if specs else ""))
+    words = [name]
+    for i, (aname, default, lo, hi) in enumerate(specs):
+        a = args[i] if i < len(args) and args[i] != "" else str(default)
+        if lo is None:  # a policy-valued argument
+            inner = {k: v for k, v in valid.items() if k not in (arg_specs or {})}
+            if a not in inner:
+                raise SimError(f"policy {spec.strip()!r}: {aname} {a!r} is not one of {', '.join(inner)}")
             row[1 + i] = valid[a]
         else:
             try:
-                row[1 + i] = int(a)
+                v = int(a)
             except ValueError:
-                raise SimError(f"policy {spec!r}: argument {a!r} is neither a whole number nor a "
-                               f"policy ({', '.join(valid)})") from None
-    return spec.strip().lower(), row
+                raise SimError(f"policy {spec.strip()!r}: {aname} {a!r} is not a whole number in {lo}..{hi}") from None
+            if not lo <= v <= hi:
+                raise SimError(f"policy {spec.strip()!r}: {aname} {v} is outside {lo}..{hi}")
+            row[1 + i] = v
+        words.append(a)
+    return ":".join(words), row
 
 
 def encode_rules(mod, overrides: dict) -> tuple[dict, np.ndarray]:
@@ -174,8 +189,9 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
     else:
         specs = [policy or "random"] * players
     names, rows = [], []
+    arg_specs = getattr(mod, "POLICY_ARGS", {})
     for spec in specs:
-        name, row = parse_policy(spec, valid)
+        name, row = parse_policy(spec, valid, arg_specs)
         names.append(name)
         rows.append(row)
     for fixed in mod.extra_seats(players, params):

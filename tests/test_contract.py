@@ -38,7 +38,9 @@ def _rows(job, first, n, serial=False):
 
 def _policy_mixes(game, variant, players):
     job = cfg.resolve(game, variant, players)
-    names = list(cfg.user_policies(job.module, players, job.params))
+    # parameterised (search) policies at a tiny budget: the contract, not their strength
+    args = getattr(job.module, "POLICY_ARGS", {})
+    names = [f"{n}:2" if n in args else n for n in cfg.user_policies(job.module, players, job.params)]
     mixes = [None] + [",".join(names[(s + k) % len(names)] for s in range(players)) for k in range(len(names))]
     return [cfg.resolve(game, variant, players, seats=m) if m else job for m in mixes]
 
