@@ -47,8 +47,9 @@ P_RANDOM, P_GREEDY, P_SOLVER = 0, 1, 2
 ICONS = ("sun", "cloud", "rain", "snow")
 BACKGROUNDS = ("plain", "striped")
 SYMBOLS = ICONS + BACKGROUNDS
+N_ICONS = 4
 N_BGS = 2
-N_TYPES = 8
+N_TYPES = N_ICONS * N_BGS
 N_SYMBOLS = 6
 MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
 HOLIDAYS = ("none", "valentine", "halloween", "thanksgiving", "christmas", "birthday")
@@ -208,7 +209,8 @@ EVENTS = (
     Event(E_LAYOUT, "layout", ("pattern_symbol", "score_kind", "score_symbol", "points",
                                "date_card_row", "date_card_col", "today_month_cell",
                                "today_date_cell"),
-          words=(("pattern_symbol", SYMBOLS), ("score_kind", SCORE_KINDS))),
+          words=(("pattern_symbol", SYMBOLS), ("score_kind", SCORE_KINDS),
+                 ("score_symbol", SYMBOLS))),
     Event(E_DEAL, "deal", ("c0", "c1", "c2", "c3", "c4", "c5"),
           cards=("c0", "c1", "c2", "c3", "c4", "c5")),
     Event(E_PLACE, "place", ("card", "rotation", "row", "col", "cells_covered", "labels_covered",
@@ -527,19 +529,20 @@ def check(players, params):
         raise ValueError("thanksgiving is the fourth Thursday of November (NOV 22-28, weekday 3)")
 
 
-def derived_metrics(sums, games, players, params):
-    """Per-variant metrics from integer counter sums: failure rates per requirement etc."""
+def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
+    """Per-variant metrics from the integer counter sums (name -> sum)."""
+    if not isinstance(sums, dict):
+        sums = {c.name: int(v) for c, v in zip(COUNTERS, sums)}
     g = max(int(games), 1)
-    s = [int(x) for x in sums]
-    out = {f"fail_{REQUIREMENTS[i]}_rate": s[C_FAIL0 + i] / g for i in range(N_REQ)}
-    out["stuck_rate"] = s[C_STUCK] / g
-    out["placements_mean"] = s[C_PLACEMENTS] / g
-    out["labels_covered_mean"] = s[C_LABELS_COVERED] / g
-    out["map_cells_mean"] = s[C_MAP_CELLS] / g
-    out["options_per_placement"] = s[C_OPTIONS] / max(s[C_PLACEMENTS], 1)
-    out["solver_nodes_mean"] = s[C_SOLVER_NODES] / g
-    out["solver_found_rate"] = s[C_SOLVER_FOUND] / g
-    out["solver_complete_rate"] = s[C_SOLVER_COMPLETE] / g
+    out = {f"fail_{req}_rate": sums[f"fail_{req}"] / g for req in REQUIREMENTS}
+    out["stuck_rate"] = sums["stuck"] / g
+    out["placements_mean"] = sums["placements"] / g
+    out["labels_covered_mean"] = sums["labels_covered"] / g
+    out["map_cells_mean"] = sums["map_cells"] / g
+    out["options_per_placement"] = sums["options"] / max(sums["placements"], 1)
+    out["solver_nodes_mean"] = sums["solver_nodes"] / g
+    out["solver_found_rate"] = sums["solver_found"] / g
+    out["solver_complete_rate"] = sums["solver_complete"] / g
     out["standin_cards"] = float(is_standin())
     return out
 
@@ -554,9 +557,9 @@ def cell_type(params, cid):
 @jit
 def type_matches(t, sym):
     """Does a cell of kind t show symbol sym (icon or background)?"""
-    if sym < 4:
+    if sym < N_ICONS:
         return t // N_BGS == sym
-    return t % N_BGS == sym - 4
+    return t % N_BGS == sym - N_ICONS
 
 
 @jit

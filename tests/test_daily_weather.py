@@ -598,3 +598,12 @@ def test_reference_agrees_on_hand_built_cards():
         out = play(data, "random", games=150, seed=2)
         for g in range(150):
             assert ref.play(data, ref_rules({}), 2, g, "random") == out[g].tolist(), g
+
+
+def test_derived_metrics_from_counter_sums():
+    sums = {c.name: 0 for c in dw.COUNTERS}
+    sums.update(fail_date=3, fail_pattern=1, placements=48, options=960, stuck=2)
+    m = dw.derived_metrics(sums, 10, 1, dw.default_params())
+    assert m["fail_date_rate"] == 0.3 and m["fail_pattern_rate"] == 0.1 and m["fail_month_rate"] == 0
+    assert m["options_per_placement"] == 20 and m["stuck_rate"] == 0.2 and m["placements_mean"] == 4.8
+    assert m["standin_cards"] == 1.0
