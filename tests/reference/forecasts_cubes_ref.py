@@ -28,7 +28,8 @@ DECK = [s * 13 + r for s in range(4) for r in (0, 1, 2, 3, 4, 5, 6, 7, 8, 12)]  
 COUNTER_NAMES = (
     ["advisory_uses", "advisory_user_share", "advisory_user_seats", "correct_forecasts",
      "hot_forecasts", "hot_correct", "cold_forecasts", "cold_correct",
-     "round_hot", "round_neutral", "round_cold", "rounds", "no_move_tricks"]
+     "round_hot", "round_neutral", "round_cold", "rounds", "no_move_tricks",
+     "mc_rollouts", "mc_rollout_plays"]  # search counters: always 0 for random/heuristic seats
     + [f"final_hot_{k}" for k in range(10)]
 )
 
