@@ -36,7 +36,9 @@ SWEEP_METRICS = (("seat0_win_share", "win share of seat 0"), ("seat0_advantage",
                  ("balance", "balance"), ("tie_rate", "tie rate"), ("length_mean", "mean game length"))
 MAX_FIGURES = 60          # images per page
 MAX_JOB_SECTIONS = 120    # per-job sections per page (the overview table still lists every job)
-MAX_TABLE_ROWS = 400      # rows in any one HTML table
+MAX_TABLE_ROWS = 400      # rows in any one HTML table ...
+MAX_OVERVIEW_ROWS = 1500  # ... except the list of jobs and the overview (a year run has 365 x policies)
+MAX_TOC_JOBS = 24         # jobs listed one by one in the contents
 MAX_LINES = 10            # lines per sweep plot
 DPI = 100
 
@@ -184,7 +186,8 @@ def fmt(v, digits: int = 4) -> str:
     return str(v)
 
 
-def _table(headers: list[str], rows: list[list], cls: str = "", cap: int = MAX_TABLE_ROWS) -> str:
+def _table(headers: list[str], rows: list[list], cls: str = "", cap: int | None = None) -> str:
+    cap = MAX_TABLE_ROWS if cap is None else cap
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     body = []
     for row in rows[:cap]:
@@ -383,18 +386,45 @@ def _header(meta: dict, report_dir: Path, n_jobs: int) -> str:
                 notes.append(n)
     for n in notes:
         out.append(f'<p class="note"><b>Note:</b> {esc(n)}</p>')
+    jobs = [j for j in jobs if isinstance(j, dict)]
     if jobs:
+        rules = [j.get("rules") if isinstance(j.get("rules"), dict) else {} for j in jobs]
+        common = {}
+        if len(jobs) > 1:
+            common = {k: v for k, v in rules[0].items() if all(k in r and r[k] == v for r in rules[1:])}
         rows = []
-        for i, j in enumerate(jobs):
-            if not isinstance(j, dict):
-                continue
+        for i, (j, r) in enumerate(zip(jobs, rules)):
             pol = j.get("policies")
             rows.append([i + 1, j.get("game"), j.get("version"), j.get("variant"), j.get("players"),
                          ",".join(map(str, pol)) if isinstance(pol, list) else pol,
-                         j.get("rules") or {}, j.get("labels") or {}, j.get("wall_time_s")])
+                         {k: v for k, v in r.items() if k not in common}, j.get("labels") or {},
+                         j.get("wall_time_s")])
         out.append("<h3>Jobs and the rules in force</h3>")
-        out.append(_table(["#", "game", "version", "variant", "players", "policies", "rules",
-                           "labels", "wall (s)"], rows))
+        if common:
+            out.append(f"<p>Rules in force in every job: <b>{esc(fmt(common))}</b></p>")
+        rules_head = "other rules" if common else "rules"
+        if len(rows) <= MAX_TOC_JOBS:
+            out.append(_table(["#", "game", "version", "variant", "players", "policies", rules_head,
+                               "labels", "wall (s)"], rows))
+        else:
+            # many jobs (a year run, a big sweep): one row per setup; labels are in the overview
+            setups: dict[str, dict] = {}
+            for row, r in zip(rows, rules):
+                key = json.dumps([fmt(v) for v in row[1:6]])
+                st = setups.setdefault(key, {"row": row[1:6], "rules": [], "jobs": 0, "wall": 0.0})
+                st["rules"].append({k: v for k, v in r.items() if k not in common})
+                st["jobs"] += 1
+                st["wall"] += row[8] if _finite(row[8]) else 0.0
+            grouped = []
+            for st in setups.values():
+                rs = st["rules"]
+                same = {k: v for k, v in rs[0].items() if all(k in x and x[k] == v for x in rs[1:])}
+                varying = sorted({k for x in rs for k in x} - set(same))
+                grouped.append([*st["row"], same, ", ".join(varying), st["jobs"], st["wall"]])
+            out.append(f'<p class="muted">{len(rows)} jobs, grouped by setup; each job\'s labels '
+                       "(dates, sweep values) are in the overview.</p>")
+            out.append(_table(["game", "version", "variant", "players", "policies", rules_head,
+                               "rules that differ by job", "jobs", "wall (s)"], grouped))
     return "".join(out)
 
 
@@ -467,7 +497,7 @@ def _overview(jobs: list[dict], metrics: list[dict], keys: list[str]) -> str:
         rows.append([i + 1, *[j.get(k) for k in shown], m.get("games"), *[m.get(c) for c, _ in cols]])
     head = (f'<p class="muted">Same for every job: {esc(", ".join(f"{k}={jobs[0].get(k)}" for k in same))}.</p>'
             if same else "")
-    return head + _table(["#", *shown, "games", *[lab for _, lab in cols]], rows)
+    return head + _table(["#", *shown, "games", *[lab for _, lab in cols]], rows, cap=MAX_OVERVIEW_ROWS)
 
 
 def _axis_sort_key(values: list) -> tuple[bool, list]:
@@ -700,7 +730,7 @@ def render_html(report_dir: Path) -> str:
     for i, (job, m) in enumerate(zip(jobs, metrics)):
         if i >= MAX_JOB_SECTIONS:
             job_html.append(f'<p class="cut">{len(jobs) - MAX_JOB_SECTIONS} more jobs have no section of '
-                            f"their own (at most {MAX_JOB_SECTIONS}); the overview table lists them all.</p>")
+                            f"their own (at most {MAX_JOB_SECTIONS}); the overview table lists them.</p>")
             break
         jt = _job_title(job, present_keys)
         seats, scores, lengths = _part(g["seats"], job), _part(g["scores"], job), _part(g["lengths"], job)
@@ -730,8 +760,12 @@ def render_html(report_dir: Path) -> str:
         toc.append('<li><a href="#dates">Success rate by date</a></li>')
     if axes:
         toc.append('<li><a href="#sweep">Sweep comparison</a></li>')
-    for i, job in enumerate(jobs[:MAX_JOB_SECTIONS]):
-        toc.append(f'<li><a href="#job-{i + 1}">{i + 1}. {esc(_job_title(job, present_keys))}</a></li>')
+    if len(jobs) <= MAX_TOC_JOBS:
+        for i, job in enumerate(jobs):
+            toc.append(f'<li><a href="#job-{i + 1}">{i + 1}. {esc(_job_title(job, present_keys))}</a></li>')
+    else:
+        n = min(len(jobs), MAX_JOB_SECTIONS)
+        toc.append(f'<li><a href="#job-1">Job sections 1–{n}</a> (numbered as in the overview)</li>')
     toc.append("</ul>")
 
     if figs.skipped:

@@ -215,7 +215,12 @@ def test_crowded_sweep_draws_every_combination_and_their_mean(tmp_path, monkeypa
     folder.mkdir()
     variants.write_parquet(folder / "variants.parquet")
     seats.write_csv(folder / "seats.csv")
-    (folder / "meta.json").write_text(json.dumps({"axes": ["variant", "players", "policies", "tricks"]}))
+    meta_jobs = [{"game": GAME, "version": 1, "variant": j["variant"], "players": j["players"],
+                  "policies": ["random"] * j["players"], "labels": {"tricks": j["tricks"]},
+                  "rules": {"rounds": 4, "tricks_per_round": int(j["tricks"]) + 1}} for j in jobs]
+    meta_jobs += meta_jobs[:6]  # 30 jobs in meta: listed by setup, not one by one
+    (folder / "meta.json").write_text(json.dumps({"axes": ["variant", "players", "policies", "tricks"],
+                                                  "jobs": meta_jobs}))
     monkeypatch.setattr(html_report, "MAX_FIGURES", 3)
     text = html_report.render_html(folder)
     assert_self_contained(text)
@@ -224,3 +229,5 @@ def test_crowded_sweep_draws_every_combination_and_their_mean(tmp_path, monkeypa
     assert "12 combinations of players, tricks: too many to label" in text
     assert "policies changes together with players" in text
     assert "against tricks" in text and "Same for every job: game=forecasts-cubes" in text
+    assert "Rules in force in every job: <b>rounds=4</b>" in text and "30 jobs, grouped by setup" in text
+    assert "rules that differ by job" in text and "<td>tricks_per_round</td>" in text
