@@ -218,6 +218,43 @@ def check_cmd(
     typer.echo("no significant change; every expectation holds")
 
 
+@app.command("ladder")
+def ladder_cmd(
+    game: Annotated[str, typer.Argument(help="game id")],
+    players: PlayersOpt = None, variant: VariantOpt = None,
+    games: Annotated[int, typer.Option("--games", min=1, help="deals per rung (each replayed once per rotation)")] = 200,
+    budgets: Annotated[str, typer.Option("--budgets", help="mc budgets, doubling")] = "4,8,16,32,64",
+    rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
+    seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
+    no_progress: NoProgressOpt = False,
+) -> None:
+    """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
+    from . import export, ladder, report, runner
+    pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout)
+    seed = DEFAULT_SEED if seed is None else seed
+    out = out or export.default_out()
+    export.prepare_out(out)
+    t0 = time.time()
+    results = runner.run_jobs([j for _, _, j in pairs], games, seed, threads, progress=show_progress(no_progress),
+                              rotate=True)
+    tables = report.build_tables(results)
+    table = ladder.ladder_table(results, pairs)
+    tables["ladder"] = table
+    import polars as pl
+    with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+        typer.echo(str(table.select("rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
+                                    "diff_vs_previous", "diff_ci_low", "diff_ci_high")))
+    import tempfile as _tf
+    with _tf.TemporaryDirectory() as tmp:
+        png = Path(tmp) / "ladder.png"
+        ladder.ladder_png(table, png)
+        meta = run_meta(results, seed, games, threads, runner.DEFAULT_CHUNK, time.time() - t0)
+        meta["ladder"] = {"budgets": budgets, "rollout": rollout}
+        paths = export.write_tables(tables, out, fmt, meta, {"ladder.png": png.read_bytes()})
+    typer.echo(f"wrote {len(paths)} files to {out}")
+
+
 def pl_col_true(name):
     import polars as pl
     return pl.col(name)

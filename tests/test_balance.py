@@ -165,3 +165,16 @@ def test_check_flags_a_seat_made_stronger(tmp_path):
 def test_check_without_baseline_says_how_to_make_one(tmp_path):
     r = _check(tmp_path)
     assert r.exit_code == 2 and "simcli check --update" in r.output
+
+
+def test_ladder_climbs_with_paired_rungs_and_a_picture(tmp_path):
+    r = invoke("ladder", GAME, "--games", "30", "--budgets", "2,4", "--out", str(tmp_path), "--no-progress")
+    assert r.exit_code == 0, r.output
+    t = pl.read_parquet(tmp_path / "ladder.parquet")
+    assert t["rung"].to_list() == ["heuristic", "mc:2:heuristic", "mc:4:heuristic"]
+    assert t["versus"].to_list() == ["random", "heuristic", "mc:2:heuristic"]
+    # heuristic over random is a large, clear gap even on 30 deals
+    first = t.row(0, named=True)
+    assert first["diff_ci_low"] > 0 and first["win_share"] > 0.25
+    assert (tmp_path / "ladder.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert invoke("ladder", GAME, "--budgets", "0").exit_code == 2

@@ -1,0 +1,83 @@
+"""The skill ladder: random, heuristic, then the search player at doubling budgets.
+
+Each rung plays the rung below it on paired, seat-rotated deals: one seat holds the new rung,
+every other seat the previous one, and every deal is replayed once per rotation. The ladder
+table reports, per rung, its win share per seat held (95% interval over deals) and its paired
+win-share difference against the previous rung; with equal skill both seats' shares would be
+1/P, so a curve flattening toward 1/P says more search no longer buys wins.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from . import config as cfg
+from .errors import SimError
+from .stats import paired_difference, policy_share
+
+
+def rungs(game: str, budgets: list[int], rollout: str) -> list[str]:
+    mod = cfg.game_module(game)
+    names = ["random", "heuristic"]
+    if "mc" in mod.POLICIES:
+        names += [f"mc:{b}:{rollout}" for b in budgets]
+    return names
+
+
+def ladder_jobs(game: str, players: int | None, variant: str | None, budgets: list[int], rollout: str):
+    base = cfg.resolve(game, variant, players)
+    P = base.players
+    out = []
+    names = rungs(game, budgets, rollout)
+    for lower, upper in zip(names, names[1:]):
+        seats = ",".join([upper] + [lower] * (P - 1))
+        out.append((upper, lower, cfg.resolve(game, base.variant, P, seats=seats, labels={"rung": upper})))
+    return out
+
+
+def ladder_table(results, pairs) -> pl.DataFrame:
+    rows = []
+    for _, r in zip(pairs, results):
+        pt = r.policy
+        iu = pt.names.index(r.job.policies[0])  # the new rung holds seat 0 before rotation
+        il = 1 - iu
+        m, lo, hi = policy_share(pt, iu)
+        d = paired_difference(pt, iu, il)
+        rows.append({"game": r.job.game, "variant": r.job.variant, "players": r.job.players,
+                     "rung": pt.names[iu], "versus": pt.names[il], "deals": pt.games,
+                     "win_share": m, "win_ci_low": lo, "win_ci_high": hi, "equal_skill_share": 1 / r.job.players,
+                     "diff_vs_previous": d["diff"], "diff_ci_low": d["ci_low"], "diff_ci_high": d["ci_high"],
+                     "p_value": d["p_value"]})
+    return pl.DataFrame(rows)
+
+
+def ladder_png(table: pl.DataFrame, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    x = list(range(table.height))
+    y = table["win_share"].to_list()
+    lo = [a - b for a, b in zip(y, table["win_ci_low"].to_list())]
+    hi = [b - a for a, b in zip(y, table["win_ci_high"].to_list())]
+    ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=4, label="win share per seat vs previous rung")
+    ax.axhline(table["equal_skill_share"][0], color="grey", ls="--", lw=1, label="equal skill (1/P)")
+    ax.set_xticks(x, table["rung"].to_list(), rotation=20, ha="right")
+    ax.set_ylabel("win share per seat held")
+    g = table.row(0, named=True)
+    ax.set_title(f"Skill ladder: {g['game']} {g['variant']} {g['players']}p ({g['deals']} deals x rotations)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def parse_budgets(text: str) -> list[int]:
+    try:
+        b = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SimError(f"--budgets {text!r} is not a comma-separated list of whole numbers") from None
+    if not b or any(x < 1 or x > 4096 for x in b):
+        raise SimError(f"--budgets {text!r}: each budget must be in 1..4096")
+    return b
