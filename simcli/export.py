@@ -88,17 +88,20 @@ def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:
     variants = tables["variants"]
     if not variants.height:
         return
+    known = {"game", "variant", "players", "policies", "games", "deals", "rotations", "tie_rate",
+             "timeout_rate", "seat0_advantage", "balance", "length_mean", "length_sd", "leader_gap",
+             "decisions_per_game", "length_unit", "wall_s"}
+    labels = [c for c in variants.columns if c not in known]  # sweep axes, dates
     with pl.Config(tbl_rows=200, tbl_cols=30, tbl_width_chars=160, float_precision=4,
                    tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
                    fmt_str_lengths=40):
         echo("Variants")
-        echo(str(variants.select([c for c in (
-            "game", "variant", "players", "policies", "games", "tie_rate", "timeout_rate",
-            "seat0_advantage", "balance", "length_mean", "leader_gap") if c in variants.columns]
-            + [c for c in variants.columns if c in ("date",)])))
+        echo(str(variants.select(["game", "variant", "players", "policies", *labels] + [c for c in (
+            "games", "tie_rate", "timeout_rate", "seat0_advantage", "balance", "length_mean", "leader_gap")
+            if c in variants.columns])))
         echo("Seats")
         echo(str(seats.select([c for c in (
-            "game", "variant", "players", "seat", "policy", "win_share", "win_ci_low",
+            "game", "variant", "players", *labels, "seat", "policy", "win_share", "win_ci_low",
             "win_ci_high", "mean_place", "score_mean", "score_sd", "score_p50") if c in seats.columns])))
         pol = tables.get("policies")
         if pol is not None and pol.height:
@@ -110,4 +113,4 @@ def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:
             m = counters.filter(pl.col("kind") == "metric").filter(
                 ~pl.col("metric").str.contains(r"_\d+_share$"))
             echo("Game counters")
-            echo(str(m.select("game", "variant", "players", "metric", "value")))
+            echo(str(m.select("game", "variant", "players", *labels, "metric", "value")))
