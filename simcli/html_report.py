@@ -72,9 +72,13 @@ code{background:#f1f3f7;padding:0 3px;border-radius:3px}
 
 def _read(path: Path) -> pl.DataFrame:
     try:
+        if path.stat().st_size == 0:
+            return pl.DataFrame()
         if path.suffix == ".csv":
             return pl.read_csv(path, infer_schema_length=None)
         return pl.read_parquet(path)
+    except pl.exceptions.NoDataError:  # a table with no columns is written as an empty CSV
+        return pl.DataFrame()
     except Exception as e:  # a damaged or foreign file: one line, no traceback
         raise SimError(f"cannot read {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
 
@@ -340,16 +344,17 @@ def _job_figure(figs: _Figures, job_title: str, seats: pl.DataFrame | None, scor
     return figs.img(fig, f"win share, scores and game length: {job_title}")
 
 
-def _policy_figure(figs: _Figures, job_title: str, pol: pl.DataFrame) -> str:
+def _policy_figure(figs: _Figures, job_title: str, pol: pl.DataFrame, seats: int | None) -> str:
     if not figs.room():
         return ""
     rows = pol.to_dicts()
-    fig, axes = figs.new(max(4.0, 1.3 * len(rows) + 2), 3.2, bottom=0.45)
+    fig, axes = figs.new(max(4.0, 1.3 * len(rows) + 2), 3.2, bottom=0.45, top=0.6)
     ax = axes[0][0]
     _interval_panel(ax, [str(r.get("policy")) for r in rows], [r.get("win_share") for r in rows],
                     [r.get("win_ci_low") for r in rows], [r.get("win_ci_high") for r in rows],
-                    colour="#b5651d")
-    ax.set_title("win share per policy, per seat held (95% interval)", fontsize=10)
+                    fair=1 / seats if seats else None, colour="#b5651d")
+    ax.set_title("win share per policy, per seat held (95% interval)"
+                 + ("\ndashed: fair share 1/S" if seats else ""), fontsize=10)
     ax.set_ylabel("win share")
     return figs.img(fig, f"win share per policy: {job_title}")
 
@@ -696,10 +701,14 @@ def render_html(report_dir: Path) -> str:
     tables = _normalise(raw, keys)
     figs = _Figures()
 
-    source = tables.get("variants") if "variants" in tables and tables["variants"].height else tables.get("seats")
-    present_keys = [k for k in keys if k in source.columns]
-    jobs = ([dict(zip(present_keys, r)) for r in source.select(present_keys).unique(maintain_order=True).iter_rows()]
-            if present_keys else [{}])
+    source = next((tables[n] for n in ("variants", "seats") if n in tables and tables[n].height), None)
+    present_keys = [k for k in keys if source is not None and k in source.columns]
+    if source is None:
+        jobs = []
+    elif present_keys:
+        jobs = [dict(zip(present_keys, r)) for r in source.select(present_keys).unique(maintain_order=True).iter_rows()]
+    else:
+        jobs = [{}]
     g = {name: _groups(tables.get(name), keys) for name in ("seats", "variants", "scores", "lengths",
                                                               "counters", "policies", "paired")}
     metrics = [_job_metrics(j, _part(g["variants"], j), _part(g["seats"], j)) for j in jobs]
@@ -740,7 +749,7 @@ def render_html(report_dir: Path) -> str:
             parts.append("<h3>Seats</h3>" + _seat_table(seats))
         pol = _part(g["policies"], job)
         if pol is not None and pol.height:
-            parts.append("<h3>Policies (seat-rotated deals)</h3>" + _policy_figure(figs, jt, pol)
+            parts.append("<h3>Policies (seat-rotated deals)</h3>" + _policy_figure(figs, jt, pol, seats.height if seats is not None else None)
                          + _rest_table(pol, keys))
             paired = _part(g["paired"], job)
             if paired is not None and paired.height:
