@@ -29,6 +29,7 @@ from numba import prange
 
 from . import layout, rng
 from ._jit import jit, pjit
+from .cards import lowest_bit, popcount
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import Counter, Event, Rule
 
@@ -128,6 +129,9 @@ NO_OVERWRITE_FROM = 4                       # no Overwrite onto a Central Meld o
 A_LEAD, A_OVERWRITE, A_ADD, A_PASS = 0, 1, 2, 3
 ACTION_NAMES = ("lead", "overwrite", "add", "pass")
 MAX_ACTIONS = 96
+ALL_RANKS = (1 << N_RANKS) - 1
+# LINKS: bit r set when ranks r and r+1 are consecutive numbers
+LINKS = sum(1 << _r for _r in range(N_RANKS) if NEXT_OK[_r])
 # RUN_STARTS[size]: bit ``low`` set when ranks low .. low+size-1 are consecutive numbers
 RUN_STARTS = np.zeros(MAX_MELD + 1, dtype=np.int64)
 for _size in range(2, MAX_MELD + 1):
@@ -385,6 +389,12 @@ def played_total(st, a):
 
 @jit
 def puts_eight(st, a):
+    """Does the play put an 8 into the Central Meld? (It holds none before: an 8 ends the
+    trick at once under the Rule of 8's, and without the rule this is only a statistic.)"""
+    kind = act_kind(a)
+    low = act_low(a)
+    if not (low <= EIGHT <= meld_top(kind, low, act_size(a))):
+        return False
     return played_count(st, a, EIGHT) > 0
 
 
@@ -408,58 +418,84 @@ def trick_end_cause(st, params, a):
 # Order: Lead or Overwrite candidates, then Add candidates, then Pass. Within Lead, Overwrite
 # and Add, melds go by kind (single, set, run), then low rank ascending, then size ascending.
 @jit
-def presence(st, seat):
-    """Bit ``r`` set when ``seat`` holds rank ``r``."""
+def rank_masks(st, seat):
+    """(held, pairs, triples): bit ``r`` set when ``seat`` holds >= 1, >= 2, >= 3 of rank r."""
     base = HAND + seat * N_RANKS
-    m = 0
+    m1 = 0
+    m2 = 0
+    m3 = 0
     for r in range(N_RANKS):
-        if st[base + r] > 0:
-            m |= 1 << r
+        c = st[base + r]
+        if c >= 1:
+            m1 |= 1 << r
+            if c >= 2:
+                m2 |= 1 << r
+                if c >= 3:
+                    m3 |= 1 << r
+    return m1, m2, m3
+
+
+@jit
+def run_starts(held, size):
+    """Bit ``low`` set when the run of ``size`` from ``low`` exists and is held."""
+    m = RUN_STARTS[size]
+    for k in range(size):
+        m &= held >> k
     return m
 
 
 @jit
-def run_held(pres, low, size):
-    """A run of ``size`` from ``low`` exists in the deck and every rank of it is held."""
-    full = (1 << size) - 1
-    return (RUN_STARTS[size] >> low) & 1 and (pres >> low) & full == full
+def overwrite_lows(st, params, kind, size):
+    """Bit ``low`` set when a (kind, low, size) meld may Overwrite the Central Meld: same kind,
+    same size, stronger; PGC Overwrite also any larger meld. Never onto 4+ cards."""
+    c_size = st[S_C_SIZE]
+    if c_size >= NO_OVERWRITE_FROM:
+        return 0
+    if size == c_size and kind == st[S_C_KIND]:
+        c_low = st[S_C_LOW]
+        if kind == K_RUN and params[R_RUN_ORDER] == RUN_LOW:
+            return (1 << c_low) - 1                      # lower runs are stronger
+        return ALL_RANKS & ~((1 << (c_low + 1)) - 1)     # higher numbers are stronger
+    if params[R_OVERWRITE_UP] != 0 and size > c_size:
+        return ALL_RANKS
+    return 0
+
+
+@jit
+def emit(acts, n, typ, kind, m1, m2, m3):
+    """Append (typ, kind, low, size) for every bit ``low`` of m<size>, low then size ascending."""
+    u = m1 | m2 | m3
+    while u:
+        low = lowest_bit(u)
+        u &= u - 1
+        if (m1 >> low) & 1:
+            acts[n] = pack_action(typ, kind, low, 1)
+            n += 1
+        if (m2 >> low) & 1:
+            acts[n] = pack_action(typ, kind, low, 2)
+            n += 1
+        if (m3 >> low) & 1:
+            acts[n] = pack_action(typ, kind, low, 3)
+            n += 1
+    return n
 
 
 @jit
 def meld_options(st, params, seat, typ, acts, n):
     """Lead (``typ`` A_LEAD: any single, set of 2-3 or run of 2-3 held) or Overwrite (``typ``
-    A_OVERWRITE: the held melds that pass ``overwrite_ok``), appended in canonical order."""
-    base = HAND + seat * N_RANKS
-    pres = presence(st, seat)
-    lead = typ == A_LEAD
-    for r in range(N_RANKS):
-        if (pres >> r) & 1 and (lead or overwrite_ok(st, params, K_SINGLE, 1, r)):
-            acts[n] = pack_action(typ, K_SINGLE, r, 1)
-            n += 1
-    for r in range(N_RANKS):
-        c = st[base + r]
-        for size in range(2, MAX_PLAY + 1):
-            if c >= size and (lead or overwrite_ok(st, params, K_SET, size, r)):
-                acts[n] = pack_action(typ, K_SET, r, size)
-                n += 1
-    for r in range(N_RANKS):
-        for size in range(2, MAX_PLAY + 1):
-            if run_held(pres, r, size) and (lead or overwrite_ok(st, params, K_RUN, size, r)):
-                acts[n] = pack_action(typ, K_RUN, r, size)
-                n += 1
-    return n
-
-
-@jit
-def overwrite_ok(st, params, kind, size, low):
-    """Overwrite rule for a held meld: same kind, same size, stronger; PGC Overwrite also
-    allows a larger meld of any kind. Never onto a Central Meld of 4+ cards."""
-    c_size = st[S_C_SIZE]
-    if c_size >= NO_OVERWRITE_FROM:
-        return False
-    if size == c_size and kind == st[S_C_KIND]:
-        return stronger(params, kind, low, st[S_C_LOW])
-    return params[R_OVERWRITE_UP] != 0 and size > c_size
+    A_OVERWRITE: the held melds ``overwrite_lows`` allows), appended in canonical order."""
+    held, pairs, triples = rank_masks(st, seat)
+    runs2 = run_starts(held, 2)
+    runs3 = run_starts(held, 3)
+    if typ == A_OVERWRITE:
+        held &= overwrite_lows(st, params, K_SINGLE, 1)
+        pairs &= overwrite_lows(st, params, K_SET, 2)
+        triples &= overwrite_lows(st, params, K_SET, 3)
+        runs2 &= overwrite_lows(st, params, K_RUN, 2)
+        runs3 &= overwrite_lows(st, params, K_RUN, 3)
+    n = emit(acts, n, typ, K_SINGLE, held, 0, 0)
+    n = emit(acts, n, typ, K_SET, 0, pairs, triples)
+    return emit(acts, n, typ, K_RUN, 0, runs2, runs3)
 
 
 @jit
@@ -469,22 +505,28 @@ def add_options(st, seat, acts, n):
     c_kind = st[S_C_KIND]
     c_low = st[S_C_LOW]
     c_size = st[S_C_SIZE]
+    base = HAND + seat * N_RANKS
     # sets: the Central Meld is a single or a set of rank c_low
     if c_kind != K_RUN:
-        top = min(c_size + MAX_PLAY, full_set_size(st), MAX_MELD)
+        top = min(c_size + MAX_PLAY, full_set_size(st), MAX_MELD, c_size + st[base + c_low])
         for size in range(c_size + 1, top + 1):
-            if holds(st, seat, K_SET, c_low, size, c_kind, c_low, c_size):
-                acts[n] = pack_action(A_ADD, K_SET, c_low, size)
-                n += 1
-    # runs: the Central Meld is a single or a run, kept inside the new run
+            acts[n] = pack_action(A_ADD, K_SET, c_low, size)
+            n += 1
+    # runs: the Central Meld is a single or a run, kept inside the new run; the held
+    # consecutive numbers just below and just above it can extend it
     if c_kind != K_SET:
         c_top = meld_top(c_kind, c_low, c_size)
-        lo_min = max(c_low - MAX_PLAY, 0)
-        for low in range(lo_min, c_low + 1):
-            for size in range(2, MAX_MELD + 1):
-                if size <= c_size or size - c_size > MAX_PLAY or low + size - 1 < c_top:
-                    continue
-                if run_fits(low, size) and holds(st, seat, K_RUN, low, size, c_kind, c_low, c_size):
+        down = 0
+        while (c_low - down - 1 >= 0 and NEXT_OK[c_low - down - 1]
+               and st[base + c_low - down - 1] > 0):
+            down += 1
+        up = 0
+        while NEXT_OK[c_top + up] and st[base + c_top + up + 1] > 0:
+            up += 1
+        for low in range(c_low - down, c_low + 1):
+            for high in range(c_top, c_top + up + 1):
+                size = high - low + 1
+                if size > c_size and size - c_size <= MAX_PLAY and size <= MAX_MELD:
                     acts[n] = pack_action(A_ADD, K_RUN, low, size)
                     n += 1
     return n
@@ -573,10 +615,17 @@ def apply_action(st, params, a):
     kind = act_kind(a)
     low = act_low(a)
     size = act_size(a)
-    for r in range(low, meld_top(kind, low, size) + 1):
-        k = played_count(st, a, r)
-        st[base + r] -= k
-        st[N_HELD + seat] -= k
+    shed = played_total(st, a)
+    if kind == K_RUN:
+        # every rank of the new run not already in the Central Meld (a run or a single)
+        c_low = st[S_C_LOW] if act_type(a) == A_ADD else N_RANKS
+        c_top = meld_top(st[S_C_KIND], c_low, st[S_C_SIZE]) if act_type(a) == A_ADD else -1
+        for r in range(low, low + size):
+            if r < c_low or r > c_top:
+                st[base + r] -= 1
+    else:
+        st[base + low] -= shed
+    st[N_HELD + seat] -= shed
     st[S_C_KIND] = kind
     st[S_C_LOW] = low
     st[S_C_SIZE] = size
@@ -667,53 +716,48 @@ W_CARDS = 10
 W_UNITS = 20
 W_END = 100
 GO_OUT_VALUE = 1_000_000
+REFUSED = -(1 << 40)
 STRONG_RANK = 10        # 13, 14, 15: kept to win back the lead
 NEAR_OUT = 3            # with this few cards left after a play, strong cards may be spent
 
 
 @jit
-def hand_units(st, seat, a):
-    """Melds the hand still roughly needs after playing ``a`` (a=-1: now): distinct ranks held
-    minus pairs of consecutive ranks both held."""
-    base = HAND + seat * N_RANKS
-    units = 0
-    prev = 0
-    for r in range(N_RANKS):
-        c = st[base + r]
-        if a >= 0:
-            c -= played_count(st, a, r)
-        held = 1 if c > 0 else 0
-        units += held
-        if held and prev:
-            units -= 1
-        prev = held if NEXT_OK[r] else 0
-    return units
+def units_of(held):
+    """Melds a hand roughly still needs: distinct numbers held minus pairs of consecutive
+    numbers both held (``held`` = bit mask of ranks held)."""
+    return popcount(held) - popcount(held & (held >> 1) & LINKS)
 
 
 @jit
-def heuristic_value(st, params, a, units_now, responding):
-    """Score of a play for the heuristic; returns -1 << 40 when it refuses the play."""
+def heuristic_value(st, params, a, held, units_now, responding):
+    """Score of a play for the heuristic; returns REFUSED when it refuses the play."""
     seat = st[S_TO_ACT]
     if goes_out(st, a):
         return GO_OUT_VALUE
-    shed = played_total(st, a)
-    units_after = hand_units(st, seat, a)
-    cause = trick_end_cause(st, params, a)
+    base = HAND + seat * N_RANKS
+    shed = 0
     strength = 0
     top = -1
     splits_set = False
-    for r in range(N_RANKS):
+    after = held
+    low = act_low(a)
+    for r in range(low, meld_top(act_kind(a), low, act_size(a)) + 1):
         k = played_count(st, a, r)
         if k > 0:
+            shed += k
             strength += k * r
             top = r
-            if k < st[HAND + seat * N_RANKS + r]:
+            if k < st[base + r]:
                 splits_set = True
+            else:
+                after &= ~(1 << r)
+    units_after = units_of(after)
+    cause = trick_end_cause(st, params, a)
     if responding and cause == T_ON:
         if units_after > units_now or splits_set:
-            return -(1 << 40)                       # would break a set or run it needs
+            return REFUSED                          # would break a set or run it needs
         if top >= STRONG_RANK and st[N_HELD + seat] - shed > NEAR_OUT:
-            return -(1 << 40)                       # keep strong cards to win back the lead
+            return REFUSED                          # keep strong cards to win back the lead
     v = W_CARDS * shed - W_UNITS * units_after - strength
     if cause != T_ON:
         v += W_END                                  # the trick ends and it leads next
@@ -726,15 +770,16 @@ def heuristic_choice(st, params, acts, n):
     play is refused (a leader always plays)."""
     seat = st[S_TO_ACT]
     responding = st[S_C_SIZE] > 0
-    units_now = hand_units(st, seat, -1)
+    held, _, _ = rank_masks(st, seat)
+    units_now = units_of(held)
     best = -1
-    best_v = -(1 << 40)
+    best_v = REFUSED
     for i in range(n):
         a = acts[i]
         if act_type(a) == A_PASS:
             continue
-        v = heuristic_value(st, params, a, units_now, responding)
-        if v > best_v or (best < 0 and not responding):
+        v = heuristic_value(st, params, a, held, units_now, responding)
+        if v > best_v:
             best = i
             best_v = v
     if best < 0:
