@@ -132,7 +132,9 @@ S_SUDDEN = 20        # 1 while the sudden-death round is played
 S_CONTENDERS = 21    # mask of seats that can still win (all, then the tied leaders)
 S_DECISIONS = 22     # decisions taken so far
 S_TRICKS_PLAYED = 23  # tricks played so far (LENGTH)
-S_HAND = 24          # + seat: hand mask
+S_FLIP_FIRST = 24    # the Rival's last flip: first card, -1 before any
+S_FLIP_SECOND = 25   # ... and second card, -1 when it led (one card)
+S_HAND = 26          # + seat: hand mask
 S_REP = S_HAND + MAX_SEATS         # + seat: Reputation
 S_SPEND = S_REP + MAX_SEATS        # + seat: Market Spend
 S_BID = S_SPEND + MAX_SEATS        # + seat: bid this round, -1 before the Bid phase
@@ -246,6 +248,38 @@ def check(players: int, params) -> None:
         raise ValueError(f"forecasts-bid plays 2 (Rival Station), 3 or 4 players, not {players}")
 
 
+# ---- choosing the k-th card of a mask ---------------------------------------------------------
+# A random player's choice "the k-th lowest card of a mask" is the hottest operation of random
+# play; cards.nth_bit clears k low bits one by one (a data-dependent loop: ~40 ns with its branch
+# misses). Here: count the cards of the first three suits, pick the suit without branches, then
+# read the position inside that suit's 13 bits from a table (SELECT13[m * 13 + k] = the k-th set
+# bit of the 13-bit suit pattern m).
+_select13 = np.zeros((1 << N_RANKS) * N_RANKS, dtype=np.int8)
+for _m in range(1 << N_RANKS):
+    _k = 0
+    for _b in range(N_RANKS):
+        if (_m >> _b) & 1:
+            _select13[_m * N_RANKS + _k] = _b
+            _k += 1
+SELECT13 = _select13
+SUIT_BITS = np.int64((1 << N_RANKS) - 1)
+
+
+@jit
+def select_card(mask, k):
+    """The k-th lowest card (0-based) of ``mask``; ``0 <= k < popcount(mask)``."""
+    c0 = popcount(mask & SUIT_BITS)
+    c1 = popcount((mask >> N_RANKS) & SUIT_BITS)
+    c2 = popcount((mask >> (2 * N_RANKS)) & SUIT_BITS)
+    a0 = np.int64(k >= c0)
+    a1 = np.int64(k >= c0 + c1)
+    a2 = np.int64(k >= c0 + c1 + c2)
+    su = a0 + a1 + a2
+    k -= c0 * a0 + c1 * a1 + c2 * a2
+    m = (mask >> (N_RANKS * su)) & SUIT_BITS
+    return N_RANKS * su + np.int64(SELECT13[m * N_RANKS + k])
+
+
 # ---- small rules helpers ---------------------------------------------------------------------
 @jit
 def bid_class(bid):
@@ -298,12 +332,12 @@ def beats(c, best, led_suit):
     return cs == led_suit and c > best
 
 
-@jit(inline="always")
+@jit
 def next_seat(st, s):
     return (s + 1) % st[S_SEATS]
 
 
-@jit(inline="always")
+@jit
 def is_rival(st, s):
     return s == st[S_RIVAL]
 
@@ -339,13 +373,13 @@ def init_game(st, players, market_on):
 
 
 # ---- Phase 1: Investment --------------------------------------------------------------------
-@jit(inline="always")
+@jit
 def can_invest(st, s):
     """At least 1 Reputation and Market Spend below 3 (the Rival never invests)."""
     return (not is_rival(st, s)) and st[S_REP + s] >= INVEST_COST and st[S_SPEND + s] < SPEND_MAX
 
 
-@jit(inline="always")
+@jit
 def apply_invest(st, s):
     st[S_REP + s] -= INVEST_COST
     st[S_SPEND + s] = SPEND_MAX
@@ -397,24 +431,24 @@ def draw_deck_mask(st):
 
 
 # ---- Phase 3: The Bid -----------------------------------------------------------------------
-@jit(inline="always")
+@jit
 def max_bid(st):
     """Bids run 0 .. tricks in the round (10 or 13)."""
     return st[S_HAND_SIZE]
 
 
-@jit(inline="always")
+@jit
 def apply_bid(st, s, b):
     st[S_BID + s] = b
 
 
 # ---- Phase 4: The Market --------------------------------------------------------------------
-@jit(inline="always")
+@jit
 def draw_deck_size(st):
     return st[S_DECK_END] - st[S_DECK_TOP]
 
 
-@jit(inline="always")
+@jit
 def market_actions(st, s):
     """Bit mask of the offered actions: Pass always; Draw / Buy when at least one card could be
     taken (Market Spend >= 1 and the Draw Deck / the Market not empty)."""
@@ -429,21 +463,21 @@ def market_actions(st, s):
     return m
 
 
-@jit(inline="always")
+@jit
 def cards_available(st, action):
     if action == A_DRAW:
         return draw_deck_size(st)
     return popcount(st[S_MARKET])
 
 
-@jit(inline="always")
+@jit
 def cards_taken(st, action, k):
     """Resource limits: take k, or what is there when fewer cards are available."""
     n = cards_available(st, action)
     return k if k < n else n
 
 
-@jit(inline="always")
+@jit
 def draw_top(st, s):
     """Draw k: take the Draw Deck's top card into hand, paying 1 Market Spend; returns it."""
     c = st[S_DRAW_DECK + st[S_DECK_TOP]]
@@ -454,7 +488,7 @@ def draw_top(st, s):
     return c
 
 
-@jit(inline="always")
+@jit
 def buy_card(st, s, c):
     """Buy k: take one face-up card c from the Market, paying 1 Market Spend."""
     st[S_MARKET] &= ~(ONE << c)
@@ -462,7 +496,7 @@ def buy_card(st, s, c):
     st[S_SPEND + s] -= 1
 
 
-@jit(inline="always")
+@jit
 def discard_to_market(st, s, c):
     """After taking, discard the same number of cards from hand face up into the Market."""
     st[S_HAND + s] &= ~(ONE << c)
@@ -501,7 +535,7 @@ def rival_deck_at(st, i):
     return st[S_RIVAL_DECK + i] if i < st[S_RIVAL_END] else -1
 
 
-@jit(inline="always")
+@jit
 def rival_flip(st):
     c = st[S_RIVAL_DECK + st[S_RIVAL_TOP]]
     st[S_RIVAL_DECK + st[S_RIVAL_TOP]] = -1
@@ -529,7 +563,7 @@ def rival_choose(first, second, led_suit):
 
 
 # ---- Phase 5: Tricks ------------------------------------------------------------------------
-@jit(inline="always")
+@jit
 def play_card(st, s, c):
     """Put card c (from seat s) into the trick; the first card sets the led suit."""
     st[S_HAND + s] &= ~(ONE << c)
@@ -541,7 +575,7 @@ def play_card(st, s, c):
         st[S_BEST_SEAT] = s
 
 
-@jit(inline="always")
+@jit
 def start_trick(st, leader):
     st[S_LEADER] = leader
     st[S_LED_SUIT] = -1
@@ -550,7 +584,7 @@ def start_trick(st, leader):
         st[S_PLAYED + s] = -1
 
 
-@jit(inline="always")
+@jit
 def finish_trick(st):
     """The winner collects the trick and leads the next; returns the winner."""
     w = st[S_BEST_SEAT]
@@ -608,7 +642,7 @@ def outcome(st):
 
 
 # ---- policies -----------------------------------------------------------------------------
-@jit(inline="always")
+@jit
 def pick(st, keys, ctrs, s, n):
     """One random decision of seat s among n options: one below(n) if n >= 2, else 0."""
     st[S_DECISIONS] += 1
@@ -812,7 +846,7 @@ def market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n):
                     st[S_DECISIONS] += 1
                     c = want_take
                 else:
-                    c = nth_bit(mk, pick(st, keys, ctrs, s, popcount(mk)))
+                    c = select_card(mk, pick(st, keys, ctrs, s, popcount(mk)))
                 buy_card(st, s, c)
             taken_mask |= ONE << c
         for i in range(taken):
@@ -821,7 +855,7 @@ def market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n):
                 st[S_DECISIONS] += 1
                 c = strongest(hand) if shed_strong else weakest(hand)
             else:
-                c = nth_bit(hand, pick(st, keys, ctrs, s, popcount(hand)))
+                c = select_card(hand, pick(st, keys, ctrs, s, popcount(hand)))
             discard_to_market(st, s, c)
             discarded |= ONE << c
         if action == A_DRAW:
@@ -844,30 +878,46 @@ def market_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
         market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n)
 
 
-@jit(inline="always")
-def seat_play(st, keys, ctrs, seats, s, ev, ev_n):
+@jit
+def rival_play(st, s):
+    """The Rival's card: leading, the top card of its deck; following, flip two and keep one by
+    its priority order, the other to the scrap pile. Records the flip in S_FLIP_FIRST/SECOND."""
+    first = rival_flip(st)
+    second = -1
+    c = first
+    if st[S_LED_SUIT] >= 0:
+        second = rival_flip(st)
+        c = rival_choose(first, second, st[S_LED_SUIT])
+        st[S_SCRAP] |= ONE << (second if c == first else first)
+    st[S_FLIP_FIRST] = first
+    st[S_FLIP_SECOND] = second
+    st[S_HAND + s] |= ONE << c      # momentarily in hand, so play_card can take it
+    return c
+
+
+@jit
+def seat_play(st, keys, ctrs, seats, s):
     """The card seat s plays to the current trick (the Rival flips from its deck)."""
     if is_rival(st, s):
-        first = rival_flip(st)
-        second = -1
-        scrapped = -1
-        if st[S_LED_SUIT] < 0:
-            c = first
-        else:
-            second = rival_flip(st)
-            c = rival_choose(first, second, st[S_LED_SUIT])
-            scrapped = second if c == first else first
-            st[S_SCRAP] |= ONE << scrapped
-        st[S_HAND + s] |= ONE << c      # momentarily in hand, so play_card can take it
-        if ev.shape[0] > 0:
-            record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], st[S_TRICK], first, second, c,
-                         scrapped)
-        return c
+        c = rival_play(st, s)
+    elif seats[s, 0] == P_HEURISTIC:
+        c = heuristic_play(st, s)
+    else:
+        c = random_play(st, keys, ctrs, s)
+    return c
+
+
+@jit
+def random_play(st, keys, ctrs, s):
+    """Uniform over the legal cards: one below(n) on the seat's stream (n >= 2)."""
     legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
-    if seats[s, 0] == P_HEURISTIC:
-        st[S_DECISIONS] += 1
-        return heuristic_card(st, s, legal)
-    return nth_bit(legal, pick(st, keys, ctrs, s, popcount(legal)))
+    return select_card(legal, pick(st, keys, ctrs, s, popcount(legal)))
+
+
+@jit
+def heuristic_play(st, s):
+    st[S_DECISIONS] += 1
+    return heuristic_card(st, s, legal_plays(st[S_HAND + s], st[S_LED_SUIT]))
 
 
 @jit
@@ -879,9 +929,22 @@ def tricks_phase(st, keys, ctrs, seats, S, ev, ev_n):
         start_trick(st, leader)
         for j in range(S):
             s = (leader + j) % S
-            c = seat_play(st, keys, ctrs, seats, s, ev, ev_n)
+            # seat_play's dispatch, written out: a call passing the four arrays costs atomic
+            # reference counting on every card (Numba cannot prune it across its branches)
+            if is_rival(st, s):
+                c = rival_play(st, s)
+            elif seats[s, 0] == P_HEURISTIC:
+                c = heuristic_play(st, s)
+            else:
+                c = random_play(st, keys, ctrs, s)
             play_card(st, s, c)
             if rec:
+                if is_rival(st, s):
+                    first = st[S_FLIP_FIRST]
+                    second = st[S_FLIP_SECOND]
+                    scrapped = -1 if second < 0 else (second if c == first else first)
+                    record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], t, first, second, c,
+                                 scrapped)
                 record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
         w = st[S_BEST_SEAT]
         wc = st[S_PLAYED + w]

@@ -127,7 +127,7 @@ def drive(players, policies, market, seed, g):
                 s = (leader + j) % S
                 if s != rival:
                     legal = int(fb.legal_plays(st[fb.S_HAND + s], st[fb.S_LED_SUIT]))
-                c = int(fb.seat_play(st, keys, ctrs, seats, s, ev, ev_n))
+                c = int(fb.seat_play(st, keys, ctrs, seats, s))
                 if s != rival:
                     assert (legal >> c) & 1, "illegal play"
                 fb.play_card(st, s, c)

@@ -371,7 +371,7 @@ def test_rival_leads_by_flipping_the_top_card():
     st = rival_trick_state(["7H", "AD", "2C"])
     keys, ctrs = streams(2)
     fb.start_trick(st, 2)
-    c = fb.seat_play(st, keys, ctrs, seats_of(2), 2, NO_EV, NO_EV_N)
+    c = fb.seat_play(st, keys, ctrs, seats_of(2), 2)
     assert c == parse_card("7H")
     assert st[fb.S_RIVAL_TOP] == 1 and st[fb.S_SCRAP] == 0
 
@@ -384,7 +384,7 @@ def test_rival_follows_by_flipping_two_and_scraps_the_other():
     fb.play_card(st, 0, parse_card("KS"))
     st[fb.S_HAND + 1] = hand("AS")
     fb.play_card(st, 1, parse_card("AS"))
-    c = fb.seat_play(st, keys, ctrs, seats_of(2), 2, NO_EV, NO_EV_N)
+    c = fb.seat_play(st, keys, ctrs, seats_of(2), 2)
     assert c == parse_card("AD")                    # void in Spades: the Diamond
     fb.play_card(st, 2, c)
     assert st[fb.S_SCRAP] == hand("7H") and st[fb.S_RIVAL_TOP] == 2
