@@ -1126,7 +1126,8 @@ def choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, row
 def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
     """Depth-first search over the whole game (the solver knows the shuffled deck).
 
-    Children are tried most-labels-covered first (ties in option order); a child is cut when
+    The first line is greedy's (no tie draws; its option evaluations count as nodes). Then
+    children are tried most-labels-covered first (ties in option order); a child is cut when
     the labels still visible after it exceed 6 per card left. Every placement tried counts one
     node; the search stops at ``budget`` nodes. Leaves are ranked by progress_key, so the best
     winning map (highest score) beats any failing one. plan[0..info[3]) = the best line found;
@@ -1139,10 +1140,35 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
     cand = np.zeros(H, dtype=np.int64)
     buf = np.empty(MAX_OPTIONS, dtype=np.int64)
     bucket = np.zeros(FACE_CELLS + 2, dtype=np.int64)
+    # First line: greedy's (ties to the first option), so the solver never ends below it.
     nodes = 0
-    best = -1
-    info[3] = 0
+    st0 = st.copy()
+    gwins = np.empty(MAX_OPTIONS, dtype=np.int64)
+    keys, ctrs = rng.new_streams(1)                # greedy without tie draws uses no stream
     d = 0
+    while not finished(st):
+        n = legal_placements(params, st, tm, buf, cand)
+        if n == 0:
+            if params[R_STUCK] != STUCK_DISCARD:
+                break
+            o = DISCARD
+        else:
+            o = choose_greedy(params, st, top, tm, pat, buf, n, gwins, keys, ctrs, undos[d],
+                              rows, work, ok, False)
+            nodes += n
+        apply_option(params, st, top, tm, o, undos[d])
+        path[d] = o
+        d += 1
+    best = progress_key(st, top, tm, pat, rows, work, ok, finished(st))
+    for i in range(d):
+        plan[i] = path[i]
+    info[3] = d
+    while d > 0:
+        d -= 1
+        undo_option(params, st, top, tm, path[d], undos[d])
+    for i in range(ST_LEN):
+        st[i] = st0[i]
+    # Then depth-first search for a better line.
     cnt[0] = solver_children(params, st, top, tm, opts[0], buf, cand, bucket)
     pos[0] = 0
     complete = True
