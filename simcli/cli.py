@@ -90,6 +90,7 @@ UntilCiOpt = Annotated[Optional[float], typer.Option("--until-ci", min=1e-6, max
 OutOpt = Annotated[Optional[Path], typer.Option("--out", help="output folder (default reports/run-<time>)")]
 FormatOpt = Annotated[str, typer.Option("--format", help="parquet | csv")]
 ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, help="games per chunk")]
+HtmlOpt = Annotated[bool, typer.Option("--html", help="also write report.html (self-contained, with plots)")]
 
 
 @app.command("run")
@@ -100,7 +101,7 @@ def run_cmd(
     threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     per_game: Annotated[bool, typer.Option("--per-game", help="also write one row per game (streamed)")] = False,
     chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
-    no_progress: NoProgressOpt = False,
+    html: HtmlOpt = False, no_progress: NoProgressOpt = False,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite)."""
     if game is None:
@@ -115,11 +116,11 @@ def run_cmd(
         games = games or DEFAULT_GAMES
         seed = DEFAULT_SEED if seed is None else seed
     execute(jobs, games, seed, threads, chunk, out, fmt, per_game, show_progress(no_progress),
-            rotate, until_ci)
+            rotate, until_ci, html=html)
 
 
 def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rotate=False,
-            until_ci=None, extra_meta=None):
+            until_ci=None, extra_meta=None, html=False):
     """Shared by run and sweep: validate the output, simulate, print, write atomically."""
     from . import export, report, runner
     if fmt not in export.FORMATS:
@@ -156,6 +157,9 @@ def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rot
     paths = export.write_tables(tables, out, fmt, meta)
     for w in writers or []:
         w.close()
+    if html:
+        from .html_report import default_html_path, write_html
+        paths.append(write_html(out, default_html_path(out)))
     typer.echo(f"wrote {len(paths) + len(writers or [])} files to {out} ({wall:.1f} s)")
     return tables, out
 
@@ -166,7 +170,7 @@ def sweep_cmd(
     games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per grid point (default: the file's, else 20000)")] = None,
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
-    no_progress: NoProgressOpt = False,
+    html: HtmlOpt = False, no_progress: NoProgressOpt = False,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from .sweep import load_sweep
@@ -174,7 +178,18 @@ def sweep_cmd(
     games = games or settings["games"] or 20000
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
     execute(jobs, games, seed, threads, chunk, out, fmt, False, show_progress(no_progress),
-            rotate or settings["rotate"], until_ci, {"axes": axes, "sweep_file": str(file)})
+            rotate or settings["rotate"], until_ci, {"axes": axes, "sweep_file": str(file)}, html=html)
+
+
+@app.command("report")
+def report_cmd(
+    folder: Annotated[Path, typer.Argument(help="a folder written by run, sweep or ladder")],
+    out: Annotated[Optional[Path], typer.Option("--out", help="HTML file (default FOLDER/report.html)")] = None,
+) -> None:
+    """One self-contained HTML file with plots: win shares, score and length distributions, sweeps, calendar."""
+    from .html_report import default_html_path, write_html
+    path = write_html(folder, out or default_html_path(folder))
+    typer.echo(f"wrote {path}")
 
 
 @app.command("check")

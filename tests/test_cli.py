@@ -149,3 +149,15 @@ def test_console_script_reports_errors_in_one_line():
     assert p.returncode == 2
     assert p.stderr.strip().startswith("error: unknown game") and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_report_command_and_html_flag_write_one_self_contained_page(tmp_path):
+    out = tmp_path / "r"
+    r = invoke("run", GAME, "--games", "300", "--out", str(out), "--html", "--no-progress")
+    assert r.exit_code == 0, r.output
+    page = (out / "report.html").read_text()
+    assert "data:image/png;base64," in page and "<script src" not in page
+    r = invoke("report", str(out), "--out", str(tmp_path / "again.html"))
+    assert r.exit_code == 0 and (tmp_path / "again.html").is_file()
+    r = invoke("report", str(tmp_path / "missing"))
+    assert r.exit_code == 2 and "does not exist" in r.output
