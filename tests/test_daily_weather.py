@@ -607,3 +607,19 @@ def test_derived_metrics_from_counter_sums():
     assert m["fail_date_rate"] == 0.3 and m["fail_pattern_rate"] == 0.1 and m["fail_month_rate"] == 0
     assert m["options_per_placement"] == 20 and m["stuck_rate"] == 0.2 and m["placements_mean"] == 4.8
     assert m["standin_cards"] == 1.0
+
+
+def test_solver_plays_the_line_it_found_and_starts_from_greedys_line():
+    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    solver = play(raw, "solver", games=30, seed=6, budget=400)
+    assert (solver[:, 2] == solver[:, col(dw.C_SOLVER_FOUND)]).all()
+    # a budget of one node ends the search after greedy's line (ties to the first option):
+    # the solver then plays exactly the reference's greedy-first game
+    one = play(raw, "solver", games=12, seed=6, budget=1)
+    keep = [0, 2, 3] + [col(i) for i in (0, 1, 2, 3, dw.C_PLACEMENTS, dw.C_CELLS_COVERED,
+                                          dw.C_LABELS_COVERED, dw.C_MAP_CELLS, dw.C_MEASURE)]
+    for g in range(12):
+        expect = ref.play(raw, ref_rules({}), 6, g, "greedy-first")
+        assert [expect[k] for k in keep] == one[g, keep].tolist(), g
+    # a larger budget only replaces the line by a strictly better one
+    assert (one[:, 2] <= solver[:12, 2]).all() and (one[:, 0] <= solver[:12, 0]).all()

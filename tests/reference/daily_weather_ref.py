@@ -262,11 +262,14 @@ class Game:
             keys.append(g.progress())
         best = max(keys)
         tied = [o for o, k in zip(pool, keys) if k == best]
+        if policy == "greedy-first":          # the solver's first line: no draw, first tie
+            return tied[0]
         return tied[self.seat.below(len(tied))]
 
 
 def play(cards, rules, seed, game, policy="random"):
-    """The result row: score, place, winners, length, flags, decisions, counters."""
+    """The result row: score, place, winners, length, flags, decisions, counters.
+    policy: random | greedy | greedy-first (greedy with ties to the first option, no draws)."""
     g = Game(cards, rules, seed, game)
     failed_stuck = False
     while g.cards_left() > 0:
