@@ -18,9 +18,10 @@ Encodings
 * An action is one int: ``type | kind << 2 | low << 4 | size << 8`` (``pack_action``); for an
   Add, ``(kind, low, size)`` is the Central Meld it *results in* (the cards played are the
   difference), so each distinct Add is one action. PASS is ``A_PASS``.
-* Trace masks: a multiset of cards is the bit mask with bit ``copy * 13 + rank`` set for the
-  first ``min(count, 4)`` copies; a 5th copy (5-6 players) goes to a separate ``fifth`` mask
-  with bit ``rank``. ``format_card(bit)`` writes ``NUMBER[bit % 13]``.
+* Trace card ids: ``rank * 4 + copy`` (copy 0..3), so a multiset of cards is the bit mask
+  with bit ``rank * 4 + copy`` set for the first ``min(count, 4)`` copies and a 5th copy (5-6
+  players) goes to a separate ``fifth`` mask (bit ``rank * 4``); a single card field holds
+  ``rank * 4``. ``format_card(id)`` writes ``NUMBER[id // 4]``, so lists come out sorted.
 """
 from __future__ import annotations
 
@@ -100,6 +101,7 @@ N_RANKS = 13
 NUMBER = np.array([1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 15], dtype=np.int64)
 RANK_OF_NUMBER = {int(n): r for r, n in enumerate(NUMBER)}
 EIGHT = 6                                   # rank index of the number 8
+ID_SLOTS = 4                                # trace card id = rank * ID_SLOTS + copy (0..3)
 # NEXT_OK[r] = 1 when rank r+1 is the next number after rank r (no 6 or 10 in the deck)
 NEXT_OK = np.array([int(r + 1 < N_RANKS and NUMBER[r + 1] == NUMBER[r] + 1)
                     for r in range(N_RANKS)], dtype=np.int64)
@@ -235,8 +237,8 @@ EVENTS = (
 
 
 def format_card(c: int) -> str:
-    """Cards are written as their numbers; mask bits ``copy*13 + rank`` decode the same way."""
-    return str(int(NUMBER[int(c) % N_RANKS]))
+    """Cards are written as their numbers: trace card id ``rank * 4 + copy``."""
+    return str(int(NUMBER[int(c) // ID_SLOTS]))
 
 
 def n_seats(players: int, params) -> int:
@@ -304,6 +306,12 @@ def check(players: int, params) -> None:
         raise ValueError(f"pgc plays 2-6 players, not {players}")
     if int(params[R_EXTRA_DEAL]) and players != 3:
         raise ValueError(f"rule extra_deal: the Extra Card Deal is a 3-player variant, not {players}")
+
+
+REPORT_NOTES = (
+    "pgc card points: the default table (points = standin: 1-5 one point, 7-9 two, 11-15 three) "
+    "is a STAND-IN; the printed values are lost from every rulebook copy (RULINGS.md, pgc).",
+)
 
 
 def report_notes(players: int, params) -> dict:
@@ -790,15 +798,15 @@ def heuristic_choice(st, params, acts, n):
 # ---- trace helpers ---------------------------------------------------------------------------
 @jit
 def multiset_masks(counts_st, base):
-    """(mask, fifth): bit copy*13+rank for the first min(count, 4) copies; bit rank if 5."""
+    """(mask, fifth): bit rank*4+copy for the first min(count, 4) copies; bit rank*4 if 5."""
     m = np.int64(0)
     fifth = np.int64(0)
     for r in range(N_RANKS):
         c = counts_st[base + r]
         for k in range(min(c, 4)):
-            m |= np.int64(1) << np.int64(k * N_RANKS + r)
-        if c >= 5:
-            fifth |= np.int64(1) << np.int64(r)
+            m |= np.int64(1) << np.int64(r * ID_SLOTS + k)
+        if c > ID_SLOTS:
+            fifth |= np.int64(1) << np.int64(r * ID_SLOTS)
     return m, fifth
 
 
@@ -807,7 +815,7 @@ def played_mask(st, a):
     m = np.int64(0)
     for r in range(N_RANKS):
         for k in range(played_count(st, a, r)):
-            m |= np.int64(1) << np.int64(k * N_RANKS + r)
+            m |= np.int64(1) << np.int64(r * ID_SLOTS + k)
     return m
 
 
@@ -919,7 +927,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
                     out[row, C0 + C_ADD] += 1
                 if rec:
                     record_event(ev, ev_n, E_PLAY, seat, typ, played_mask(st, a), act_kind(a),
-                                 act_low(a), act_size(a), st[N_HELD + seat] - played_total(st, a),
+                                 act_low(a) * ID_SLOTS, act_size(a), st[N_HELD + seat] - played_total(st, a),
                                  i, n)
             reserve_before = st[RESERVE_ON + seat]
             cause = apply_action(st, params, a)

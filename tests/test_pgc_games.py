@@ -152,8 +152,9 @@ def test_trace_equals_run(P, rules):
 
 # ---- every kernel play is legal by the reference, replayed from the trace ------------------------
 def mask_numbers(mask, fifth=0):
-    nums = [int(pgc.NUMBER[b % 13]) for b in range(64) if (int(mask) >> b) & 1]
-    nums += [int(pgc.NUMBER[b]) for b in range(13) if (int(fifth) >> b) & 1]
+    # trace card id = rank * 4 + copy; the 5th copies' mask has bit rank * 4
+    nums = [int(pgc.NUMBER[b // 4]) for b in range(64) if (int(mask) >> b) & 1]
+    nums += [int(pgc.NUMBER[b // 4]) for b in range(64) if (int(fifth) >> b) & 1]
     return Counter(nums)
 
 
@@ -183,7 +184,7 @@ def replay(rules, P, policies, seed, g):
             if code == pgc.E_PASS:
                 a = ("pass",)
             else:
-                typ, kind, low, size = v[0], kinds[v[2]], v[3], v[4]
+                typ, kind, low, size = v[0], kinds[v[2]], v[3] // 4, v[4]
                 if kind == "run":
                     meld = tuple(int(pgc.NUMBER[r]) for r in range(low, low + size))
                 else:

@@ -453,3 +453,15 @@ def test_heuristic_ends_a_trick_with_an_add_and_does_not_break_a_set():
     # it will not spend a 14 to climb over a 12 while holding many cards
     st = state(4, [[1, 2, 3, 14, 7, 7], [1], [1], [1]], central=[12])
     assert heuristic(st) == ("pass",)
+
+
+# ---- trace encoding ---------------------------------------------------------------------------
+def test_trace_cards_are_written_as_their_numbers():
+    assert [pgc.format_card(r * 4 + c) for r in range(13) for c in (0, 3)] == [
+        str(n) for n in (1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 7, 7, 8, 8, 9, 9, 11, 11, 12, 12, 13, 13,
+                         14, 14, 15, 15)]
+    # five 15s (5-6 players): four in the mask, the fifth in its own mask
+    st = state(5, [[15, 15, 15, 15, 15, 1]])
+    m, fifth = pgc.multiset_masks(st, pgc.HAND)
+    assert [pgc.format_card(b) for b in range(64) if (m >> b) & 1] == ["1"] + ["15"] * 4
+    assert [pgc.format_card(b) for b in range(64) if (fifth >> b) & 1] == ["15"]
