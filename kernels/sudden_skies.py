@@ -69,9 +69,12 @@ END_RUNNING, END_WIN, END_TIMEOUT, END_STALEMATE = 0, 1, 2, 3
 PASS_NO_DRAW, PASS_NO_ACTION = 0, 1
 
 # heuristic tuning
-THREAT_LEVEL = 3        # an opponent known to hold this many of one suit is a threat
-SUN_STALE_ROUNDS = 2    # a Sun look older than this many rounds of turns is stale
-WIND_MIN_OFF = 2        # play Wind only holding this many off-suit cards (the Wind + one to pass)
+# (a weather card costs a turn of tempo: weather now, draw next turn; so it is played sparingly)
+THREAT_LEVEL = 4        # Thunder/Cloud an opponent known to hold this many of one suit
+SUN_MIN_HELD = 3        # look with Sun only holding this many of its own suit...
+SUN_STALE_ROUNDS = 2    # ...at an opponent never looked at; choosing whom to look at, a look
+                        # older than this many rounds of turns counts as stale
+WIND_MIN_OFF = 2        # Wind needs an off-suit Diamond and another off-suit card to pass
 NEVER_SEEN_AGE = np.int64(1) << 39   # older than any real look (turn_cap <= 100000)
 
 # ---- state layout (one flat int64 array) ----------------------------------------------------
@@ -558,6 +561,16 @@ def h_target(st, me, effect):
 
 
 @jit
+def h_wind_pays(st, me, T):
+    """A Wind should bring ``me`` a card of suit T: its right-hand neighbour (who passes to it)
+    is known to hold a card of T and to collect another suit."""
+    P = st[ST_PLAYERS]
+    right = (me + P - 1) % P
+    known = st[ST_KNOW + me * MAX_PLAYERS + right]
+    return (known & SUIT_MASK[T]) != 0 and h_known_suit(st, me, right) != T
+
+
+@jit
 def heuristic_plan(st, s, kinds):
     """(kind, weather card or -1): reveal; else a tactical Weather with an off-suit card; else
     Draw-and-Discard; with an empty draw pile, Weather with the least useful card."""
@@ -568,7 +581,6 @@ def heuristic_plan(st, s, kinds):
         T = h_target_suit(st, s, hand)
         off = hand & ~SUIT_MASK[T]
         if off:
-            P = st[ST_PLAYERS]
             spades = off & SUIT_MASK[SPADES]
             if spades:
                 t = h_mark_target(st, s, ST_SKIP)
@@ -580,12 +592,12 @@ def heuristic_plan(st, s, kinds):
                 if st[ST_CLOUD + t] == 0 and h_level(st, s, t) >= THREAT_LEVEL:
                     return KIND_WEATHER, lowest_bit(clubs)
             hearts = off & SUIT_MASK[HEARTS]
-            if hearts:
+            if hearts and popcount(hand & SUIT_MASK[T]) >= SUN_MIN_HELD:
                 t = h_sun_target(st, s)
-                if h_age(st, s, t) > SUN_STALE_ROUNDS * P:
+                if h_age(st, s, t) == NEVER_SEEN_AGE:
                     return KIND_WEATHER, lowest_bit(hearts)
             diamonds = off & SUIT_MASK[DIAMONDS]
-            if diamonds and popcount(off) >= WIND_MIN_OFF:
+            if diamonds and popcount(off) >= WIND_MIN_OFF and h_wind_pays(st, s, T):
                 return KIND_WEATHER, lowest_bit(diamonds)
     if kinds & K_DRAW:
         return KIND_DRAW, -1

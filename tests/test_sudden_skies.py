@@ -409,6 +409,38 @@ def test_heuristic_looks_with_sun_when_it_knows_nothing():
     assert int(t.st[ss.ST_KNOW + 1]) == hand("2D", "3H", "9C", "4D", "5S")
 
 
+def test_heuristic_clouds_the_threat_when_it_has_no_off_suit_spade():
+    t = Table(3, [["2H", "3H", "4H", "QC", "5D"], ["2D", "3S", "9C", "4D", "5S"],
+                  ["2S", "3S", "4S", "5S", "6D"]], pile=["AD", "KD"], pols=[H, H, H])
+    t.st[ss.ST_HAND + 2] = hand("2S", "7S", "4S", "5S", "6D")
+    ss.apply_sun(t.st, 0, 2)                     # seat 0 saw four Spades at seat 2
+    ev = t.turn(0)
+    assert ev[0][:6] == (ss.E_WEATHER, 0, 1, parse_card("QC"), ss.CLOUD, 2)
+    # a known level of 3 is no threat: it draws instead
+    t = Table(3, [["2H", "3H", "4H", "QC", "5D"], ["2D", "3S", "9C", "4D", "5S"],
+                  ["2S", "3S", "4S", "5D", "6D"]], pile=["AD", "KD"], pols=[H, H, H])
+    ss.apply_sun(t.st, 0, 2)
+    assert t.turn(0)[0][0] == ss.E_DRAW_DISCARD
+
+
+def test_heuristic_winds_when_its_right_neighbour_holds_its_suit():
+    # 3 players: seat 2 passes to seat 0. Seat 0 collects Hearts and saw seat 2 hold 9H while
+    # collecting Clubs: a Wind may bring it that Heart. It plays 2D and passes its other
+    # off-suit card 5S. Seat 2 (heuristic, Clubs, knowing nothing) passes its least useful
+    # card: Hearts and Spades are equally unwanted, so the lower code, 6S.
+    t = Table(3, [["2H", "3H", "4H", "2D", "5S"], ["3D", "4D", "5D", "6D", "8S"],
+                  ["2C", "3C", "4C", "9H", "6S"]], pile=["AD", "KD"], pols=[H, H, H])
+    ss.apply_sun(t.st, 0, 2)
+    ev = t.turn(0)
+    assert ev[0][:5] == (ss.E_WEATHER, 0, 1, parse_card("2D"), ss.WIND)
+    passes = {e[1]: e[3] for e in ev[1:]}
+    assert passes == {0: parse_card("5S"), 1: parse_card("8S"), 2: parse_card("6S")}  # 1: off-suit 8S
+    # without that knowledge it just draws
+    t = Table(3, [["2H", "3H", "4H", "2D", "5S"], ["3D", "4D", "5D", "6D", "8S"],
+                  ["2C", "3C", "4C", "9H", "6S"]], pile=["AD", "KD"], pols=[H, H, H])
+    assert t.turn(0)[0][0] == ss.E_DRAW_DISCARD
+
+
 def test_heuristic_draws_when_no_weather_helps():
     t = Table(2, [["2S", "3S", "4S", "9S", "5C"], ["2D", "3H", "9C", "4D", "5S"]],
               pile=["AD", "KD"], pols=[H, H])

@@ -67,5 +67,6 @@ def test_the_comparison_covered_the_rare_paths():
     if not SEEN:
         pytest.skip("run with the comparison cases")
     for k in ("wind_with_empty_hand", "cloud_on_self", "reveal_declined",
-              "forced_draw_on_empty_pile", "second_mark", "win", "stalemate", "timeout"):
+              "forced_draw_on_empty_pile", "second_mark", "win", "stalemate", "timeout",
+              "h_thunder", "h_cloud", "h_sun", "h_wind"):
         assert SEEN[k] > 0, k

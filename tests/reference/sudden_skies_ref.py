@@ -68,7 +68,8 @@ class Game:
         self.log: list = []
         # how often rare situations came up (tests check the comparison covers them)
         self.seen = {"wind_with_empty_hand": 0, "cloud_on_self": 0, "reveal_declined": 0,
-                     "forced_draw_on_empty_pile": 0, "second_mark": 0}
+                     "forced_draw_on_empty_pile": 0, "second_mark": 0,
+                     "h_thunder": 0, "h_cloud": 0, "h_sun": 0, "h_wind": 0}
 
     # ---- random policy: one draw per decision with 2+ options ----
     def decide(self, seat: int, options: list):
@@ -336,6 +337,18 @@ def heuristic_target(g: Game, me: int, effect: int) -> int:
     return sun_target(g, me) if effect == SUN else mark_target(g, me, effect)
 
 
+def collects(g: Game, me: int, t: int):
+    """The suit `me` knows t holds most of (at least 2; ties: the lower suit), else None."""
+    k = g.p[me].knows[t]
+    counts = [sum(1 for c in k if suit(c) == u) for u in range(4)]
+    return counts.index(max(counts)) if max(counts) >= 2 else None
+
+
+def wind_pays(g: Game, me: int, T: int) -> bool:
+    right = (me - 1) % g.n
+    return any(suit(c) == T for c in g.p[me].knows[right]) and collects(g, me, right) != T
+
+
 def heuristic_plan(g: Game, s: int, offered: list):
     if REVEAL in offered:
         return REVEAL, None
@@ -347,17 +360,21 @@ def heuristic_plan(g: Game, s: int, offered: list):
             by = {u: [c for c in off if suit(c) == u] for u in range(4)}
             if by[THUNDER]:
                 t = mark_target(g, s, THUNDER)
-                if not g.p[t].skip and level(g, s, t) >= 3:
+                if not g.p[t].skip and level(g, s, t) >= 4:
+                    g.seen["h_thunder"] += 1
                     return WEATHER, by[THUNDER][0]
             if by[CLOUD]:
                 t = mark_target(g, s, CLOUD)
-                if not g.p[t].cloud and level(g, s, t) >= 3:
+                if not g.p[t].cloud and level(g, s, t) >= 4:
+                    g.seen["h_cloud"] += 1
                     return WEATHER, by[CLOUD][0]
-            if by[SUN]:
+            if by[SUN] and sum(1 for c in me.hand if suit(c) == T) >= 3:
                 t = sun_target(g, s)
-                if age(g, s, t) > 2 * g.n:
+                if g.p[s].looked[t] is None:
+                    g.seen["h_sun"] += 1
                     return WEATHER, by[SUN][0]
-            if by[WIND] and len(off) >= 2:
+            if by[WIND] and len(off) >= 2 and wind_pays(g, s, T):
+                g.seen["h_wind"] += 1
                 return WEATHER, by[WIND][0]
     if DRAW in offered:
         return DRAW, None
@@ -368,10 +385,5 @@ def heuristic_wind_card(g: Game, p: int, r: int) -> int:
     hand = g.p[p].hand
     T = target_suit(g, p, hand)
     cands = sorted(c for c in hand if suit(c) != T) or sorted(hand)
-    avoid = None
-    if r != p:
-        k = g.p[p].knows[r]
-        counts = [sum(1 for c in k if suit(c) == u) for u in range(4)]
-        if max(counts) >= 2:
-            avoid = counts.index(max(counts))
+    avoid = collects(g, p, r) if r != p else None
     return min(cands, key=lambda c: (suit(c) == avoid, suit_want(g, p, hand, suit(c))))
