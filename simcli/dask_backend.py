@@ -1,0 +1,508 @@
+"""Scale-out backend: the same chunks of game indices, played on a Dask distributed cluster.
+
+The work is split exactly as the local runner splits it (``runner.plan_chunks``). Each task
+plays one chunk of one job on a worker and folds it there into a fresh ``Accumulators``; only
+those small integer arrays travel back. The client adds them up, so totals are bit-identical
+to ``runner.run_jobs`` for the same seed and game count, whatever the number of workers,
+threads or the chunk size.
+
+Tasks are pure (their key names the job, seed and game range): when a worker dies, the
+scheduler recomputes the chunks it held or was playing, and the client merges each
+(job, chunk) exactly once, in chunk order (a chunk that finishes early waits in a small
+buffer), which it checks before returning.
+
+Entry points:
+
+* ``run_jobs_dask(jobs, games, seed, chunk, scheduler=..., workers=..., ...)`` starts or connects
+  a cluster, runs, and closes what it opened; returns ``runner.Result`` objects.
+* ``dask_client(scheduler=..., workers=...)`` the context manager behind it (a ``Client``).
+* ``run_jobs_on(client, jobs, games, seed, ...)`` runs on a client you already hold.
+
+Every failure a user can fix (dask missing, scheduler unreachable, a worker without simcli)
+is a one-line ``SimError``.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+from typing import Callable, Iterator
+
+import numpy as np
+
+from . import __version__
+from . import runner
+from .config import Job
+from .errors import SimError
+
+DEFAULT_TIMEOUT = 10.0        # seconds to reach a scheduler, and to wait for its first worker
+WORKER_MODULES = ("simcli", "kernels", "numba")
+INSTALL_HINT = ("install the same simcli on every worker: `pip install -e <project path>` of the "
+                "same commit, or `pip install simcli` from the same wheel")
+DASK_HINT = "the dask backend needs dask[distributed]: pip install 'simcli[dask]'"
+ACC_FIELDS = ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc")
+
+
+# --------------------------------------------------------------------------- imports
+
+
+def _distributed():
+    """The ``distributed`` module, or a SimError that says what to install."""
+    try:
+        import distributed
+    except ImportError:
+        raise SimError(DASK_HINT) from None
+    return distributed
+
+
+# --------------------------------------------------------------------------- worker side
+
+_LAYER: str | None = None
+_LAYER_LOCK = threading.Lock()
+_KERNEL_LOCK = threading.Lock()
+
+
+def _serialise_kernels() -> bool:
+    """True when Numba's threading layer is ``workqueue``: it aborts if two threads of one
+    process launch parallel kernels at once, so chunks on a multi-threaded worker take turns.
+    (``omp`` and ``tbb`` are thread-safe; the usual setup is one Dask thread per worker.)"""
+    global _LAYER
+    if _LAYER is None:
+        with _LAYER_LOCK:
+            if _LAYER is None:
+                import numba
+                try:
+                    from numba.np.ufunc import parallel
+                    parallel._launch_threads()
+                    _LAYER = numba.threading_layer()
+                except Exception:  # pragma: no cover - unknown Numba internals: be safe
+                    _LAYER = "workqueue"
+    return _LAYER == "workqueue"
+
+
+def _numba_threads_here(numba_threads: int | None) -> int:
+    """Numba threads for a task on this worker: as asked, else the cores divided among the
+    worker's Dask threads."""
+    import numba
+    maxt = numba.config.NUMBA_NUM_THREADS
+    if numba_threads:
+        return max(1, min(int(numba_threads), maxt))
+    nthreads = 1
+    try:
+        from distributed import get_worker
+        nthreads = max(1, int(get_worker().state.nthreads))
+    except Exception:
+        pass
+    return max(1, maxt // nthreads)
+
+
+def tally_chunk(job: Job, seed: int, start: int, stop: int, rotate: bool = False,
+                numba_threads: int | None = None) -> dict:
+    """One task: play games [start, stop) of ``job`` and fold them into fresh accumulators.
+
+    A pure function of its arguments. Returns only small integer arrays (never per-game rows)
+    plus the seconds it took and where it ran.
+    """
+    import numba
+    t0 = time.perf_counter()
+    numba.set_num_threads(_numba_threads_here(numba_threads))
+    lock = _KERNEL_LOCK if _serialise_kernels() else contextlib.nullcontext()
+    with lock:
+        if rotate:
+            ct = runner.chunk_tally(job, seed, start, stop, True)
+            acc, policy, games = ct.acc, ct.policy, ct.games
+        else:
+            acc = runner.accumulators_for(job)
+            acc.fold(runner.play_chunk(job, seed, start, stop), bool(job.module.LOWER_IS_BETTER))
+            policy, games = None, stop - start
+    out = {"start": start, "stop": stop, "games": games, "acc": acc.arrays(), "policy": None,
+           "seconds": time.perf_counter() - t0, "worker": _worker_address()}
+    if policy is not None:
+        out["policy"] = {"games": policy.games, "total": policy.total, "total_sq": policy.total_sq,
+                         "pair": policy.pair, "pair_sq": policy.pair_sq}
+    return out
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except Exception:
+        return "local"
+
+
+def _make_probe():
+    """A self-contained function for ``client.run``: defined locally, so cloudpickle ships it
+    by value and it runs on a worker even when that worker cannot import simcli."""
+    def probe(modules, games):
+        import importlib
+        import os as _os
+        import sys as _sys
+        info = {"python": _sys.version.split()[0], "executable": _sys.executable,
+                "missing": None, "simcli": None, "kernels": {}, "path": None}
+        for m in modules:
+            try:
+                importlib.import_module(m)
+            except Exception as e:  # noqa: BLE001 - report whatever the import said
+                info["missing"] = f"{m} ({type(e).__name__}: {e})"
+                return info
+        try:
+            import kernels
+            import simcli
+            info["simcli"] = getattr(simcli, "__version__", "?")
+            info["path"] = _os.path.dirname(_os.path.dirname(_os.path.abspath(simcli.__file__)))
+            for g in games:
+                try:
+                    info["kernels"][g] = int(kernels.load(g).VERSION)
+                except Exception as e:  # noqa: BLE001
+                    info["missing"] = f"the {g} kernel ({type(e).__name__}: {e})"
+                    return info
+        except Exception as e:  # noqa: BLE001
+            info["missing"] = f"simcli ({type(e).__name__}: {e})"
+        return info
+    return probe
+
+
+# --------------------------------------------------------------------------- client side
+
+
+def check_workers(client, jobs: list[Job] = (), modules: tuple[str, ...] = WORKER_MODULES) -> dict:
+    """Check that every worker imports ``modules`` and has this simcli and these kernels.
+
+    Returns {worker address: probe info}; raises a one-line SimError naming the first bad
+    worker and what to install.
+    """
+    import kernels
+    games = sorted({j.game for j in jobs})
+    want = {g: int(kernels.load(g).VERSION) for g in games}
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        infos = client.run(_make_probe(), list(modules), games)
+    except Exception as e:  # noqa: BLE001 - a worker vanished while being asked
+        raise SimError(f"could not check the Dask workers: {type(e).__name__}: {e}") from None
+    for addr, info in sorted(infos.items()):
+        if info["missing"]:
+            raise SimError(f"Dask worker {addr} cannot import {info['missing']}; {INSTALL_HINT} "
+                           f"(here: {here}) into its Python ({info['executable']})")
+        if info["simcli"] != __version__ or info["kernels"] != want:
+            theirs = ", ".join(f"{g} v{v}" for g, v in info["kernels"].items())
+            ours = ", ".join(f"{g} v{v}" for g, v in want.items())
+            raise SimError(f"Dask worker {addr} has simcli {info['simcli']} ({theirs}) but this "
+                           f"client has simcli {__version__} ({ours}); {INSTALL_HINT} (here: {here})")
+    return infos
+
+
+def _silence_distributed(level: int = logging.CRITICAL) -> None:
+    """Lost workers and reconnects are expected (and handled): keep them off the terminal."""
+    for name in ("distributed", "distributed.client", "distributed.scheduler",
+                 "distributed.nanny", "distributed.worker", "distributed.core",
+                 "distributed.comm", "distributed.deploy"):
+        lg = logging.getLogger(name)
+        if lg.level < level:
+            lg.setLevel(level)
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None,
+                threads_per_worker: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                quiet: bool = True) -> Iterator:
+    """A ``distributed.Client``: connected to ``scheduler`` (an existing cluster), or to a
+    ``LocalCluster`` of ``workers`` processes started here and closed on exit.
+
+    Waits up to ``timeout`` seconds for the scheduler; failures are one-line SimErrors.
+    """
+    if scheduler and workers:
+        raise SimError("give either --scheduler tcp://HOST:PORT or --workers N, not both")
+    if not scheduler and not workers:
+        raise SimError("--backend dask needs --scheduler tcp://HOST:PORT (an existing cluster) "
+                       "or --workers N (a local cluster)")
+    if workers is not None and int(workers) < 1:
+        raise SimError(f"--workers must be at least 1, not {workers}")
+    if threads_per_worker is not None and int(threads_per_worker) < 1:
+        raise SimError(f"--threads-per-worker must be at least 1, not {threads_per_worker}")
+    distributed = _distributed()
+    if quiet:
+        _silence_distributed()
+    if workers:
+        with _local_cluster(distributed, int(workers), threads_per_worker, quiet) as cluster:
+            client = distributed.Client(cluster, set_as_default=False)
+            try:
+                client.wait_for_workers(int(workers), timeout=max(timeout, 60.0))
+                yield client
+            finally:
+                client.close()
+        return
+    client = _connect(distributed, scheduler, timeout)
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except (TimeoutError, OSError):
+            raise SimError(f"the Dask scheduler at {scheduler} has no workers (waited {timeout:g} s); "
+                           f"start some with `dask worker {scheduler}`") from None
+        yield client
+    finally:
+        client.close()
+
+
+@contextlib.contextmanager
+def _local_cluster(distributed, workers: int, threads_per_worker: int | None, quiet: bool):
+    try:
+        cluster = distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=threads_per_worker or 1, processes=True,
+            host="127.0.0.1", dashboard_address=None,
+            # the scheduler serves /health etc. even without a dashboard: any free port
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.ERROR if quiet else logging.WARNING)
+    except Exception as e:  # noqa: BLE001
+        raise SimError(f"could not start a local Dask cluster of {workers} workers: "
+                       f"{type(e).__name__}: {' '.join(str(e).split())}") from None
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+def _unreachable(scheduler: str, timeout: float, why: str) -> SimError:
+    return SimError(f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s ({why}); "
+                    f"start one with `dask scheduler` and workers with `dask worker {scheduler}`, "
+                    f"or use --workers N for a local cluster")
+
+
+def _wait_reachable(scheduler: str, timeout: float) -> None:
+    """Open (and close) a plain TCP connection to the scheduler's port, retrying until
+    ``timeout``: a Client that fails half-way through connecting cannot be closed cleanly."""
+    import socket
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import get_address_host_port
+    try:
+        scheme, _ = parse_address(scheduler, strict=True)
+        if scheme == "inproc":
+            return
+        host, port = get_address_host_port(scheduler)
+    except (ValueError, TypeError) as e:
+        raise SimError(f"invalid Dask scheduler address {scheduler!r} ({' '.join(str(e).split())}); "
+                       f"expected tcp://HOST:PORT") from None
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            with socket.create_connection((host, port), timeout=max(0.1, min(left, 2.0))):
+                return
+        except OSError as e:
+            if time.monotonic() + 0.25 >= deadline:
+                raise _unreachable(scheduler, timeout, e.strerror or type(e).__name__) from None
+            time.sleep(0.25)
+
+
+def _connect(distributed, scheduler: str, timeout: float):
+    _wait_reachable(scheduler, timeout)
+    try:
+        return distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as e:
+        raise _unreachable(scheduler, timeout, " ".join(str(e).split())[:160] or type(e).__name__) from None
+    except (ValueError, TypeError) as e:
+        raise SimError(f"invalid Dask scheduler address {scheduler!r} ({' '.join(str(e).split())}); "
+                       f"expected tcp://HOST:PORT") from None
+    except Exception as e:  # noqa: BLE001 - something answered, but not a Dask scheduler
+        raise SimError(f"{scheduler} answered but is not a Dask scheduler of this version "
+                       f"({type(e).__name__}: {' '.join(str(e).split())[:120]}); check the address "
+                       f"and that dask/distributed versions match") from None
+
+
+def _cluster_threads(client) -> int:
+    try:
+        return sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values()) or 1
+    except Exception:  # noqa: BLE001
+        return 1
+
+
+def _job_token(job: Job, seed: int, rotate: bool) -> str:
+    from dask.base import tokenize
+    return tokenize(__version__, job.game, int(job.module.VERSION), job.variant, job.players,
+                    np.asarray(job.params), np.asarray(job.seats), int(seed), bool(rotate))
+
+
+def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = runner.DEFAULT_CHUNK,
+                progress: bool = True, first_game: int = 0, rotate: bool = False,
+                until_ci: float | None = None, numba_threads: int | None = None,
+                check: bool = True, window: int | None = None,
+                on_merge: Callable[[int, int], None] | None = None) -> list:
+    """Play ``games`` games of each job (indices first_game ..) on ``client``'s cluster.
+
+    Same arguments and same ``runner.Result`` objects as ``runner.run_jobs`` (per-game rows
+    are not available here). ``numba_threads`` per task (default: the worker's cores divided
+    among its Dask threads). At most ``window`` chunks are queued at once, so huge runs keep
+    the scheduler small. ``on_merge(merged, total)`` is called after each merged chunk.
+    """
+    from tqdm import tqdm
+    distributed = _distributed()
+    if rotate and not hasattr(runner, "chunk_tally"):
+        raise SimError("this simcli's runner has no seat rotation; run without --rotate")
+    if until_ci is not None and not hasattr(runner, "widest_interval"):
+        raise SimError("this simcli's runner has no --until-ci; run without it")
+    if check:
+        check_workers(client, jobs)
+    if window is None:
+        window = max(64, 8 * _cluster_threads(client))
+
+    reps = [(job.players if rotate else 1) for job in jobs]
+    plans = [runner.plan_chunks(first_game, games, chunk) for _ in jobs]
+    total_chunks = sum(len(p) for p in plans)
+    tokens = [_job_token(job, seed, rotate) for job in jobs]
+    accs = [runner.accumulators_for(job) for job in jobs]
+    pts = [runner.policy_tally_for(job, reps[j]) if rotate else None for j, job in enumerate(jobs)]
+    next_merge = [0] * len(jobs)            # with until_ci: the chunk each job merges next
+    merged_n = [0] * len(jobs)
+    waiting: list[dict[int, dict]] = [dict() for _ in jobs]
+    merged_once: set[tuple[int, int]] = set()
+    stopped = [False] * len(jobs)           # until_ci reached
+    played = [0] * len(jobs)
+    walls = [0.0] * len(jobs)
+    task_s = [0.0] * len(jobs)
+    where: list[set] = [set() for _ in jobs]
+    futures: dict[tuple[int, int], object] = {}
+    chunk_of: dict[str, tuple[int, int]] = {}
+    n_merged = 0
+
+    def todo():
+        for j, plan in enumerate(plans):
+            for i, (start, stop) in enumerate(plan):
+                if not stopped[j]:
+                    yield j, i, start, stop
+
+    def submit(j, i, start, stop):
+        key = f"simcli-chunk-{tokens[j]}-{j}-{start}-{stop}"
+        fut = client.submit(tally_chunk, jobs[j], seed, start, stop, rotate, numba_threads,
+                            key=key, pure=True, retries=0)
+        chunk_of[fut.key] = (j, i)
+        futures[(j, i)] = fut
+        return fut
+
+    def ready(j, i, res):
+        """Chunks to merge now: this one at once; with until_ci, the next ones in chunk order
+        (so a job stops at the same chunk boundary as in the local runner)."""
+        if until_ci is None:
+            yield i, res
+            return
+        waiting[j][i] = res
+        while not stopped[j] and next_merge[j] in waiting[j]:
+            k = next_merge[j]
+            next_merge[j] += 1
+            yield k, waiting[j].pop(k)
+
+    def merge(j, i, res):
+        nonlocal n_merged
+        if (j, i) in merged_once:
+            raise AssertionError(f"chunk {i} of job {j} merged twice")
+        start, stop = plans[j][i]
+        if res["start"] != start or res["stop"] != stop or res["games"] != stop - start:
+            raise AssertionError(f"chunk {i} of job {j}: got games [{res['start']}, {res['stop']})")
+        merged_once.add((j, i))
+        acc = accs[j]
+        for name in ACC_FIELDS:
+            getattr(acc, name).__iadd__(res["acc"][name])
+        if pts[j] is not None:
+            p = res["policy"]
+            pts[j].games += p["games"]
+            for name in ("total", "total_sq", "pair", "pair_sq"):
+                getattr(pts[j], name).__iadd__(p[name])
+        played[j] += res["games"]
+        merged_n[j] += 1
+        task_s[j] += res["seconds"]
+        where[j].add(res["worker"])
+        n_merged += 1
+
+    t0 = time.perf_counter()
+    bar = tqdm(total=sum(games * r for r in reps), unit="game", unit_scale=True,
+               disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False,
+               desc=f"dask: {len(jobs)} job{'s' * (len(jobs) != 1)}")
+    pending = todo()
+    ac = distributed.as_completed([], with_results=True, loop=client.loop)
+    try:
+        for item in pending:
+            ac.add(submit(*item))
+            if ac.count() >= window:
+                break
+        for fut, res in ac:
+            j, i = chunk_of.pop(fut.key)
+            futures.pop((j, i), None)
+            if stopped[j]:
+                continue  # a chunk past the point where until_ci stopped this job
+            if (j, i) in merged_once or i in waiting[j]:
+                raise AssertionError(f"chunk {i} of job {j} completed twice")
+            for k, r in ready(j, i, res):
+                merge(j, k, r)
+                bar.update(r["games"] * reps[j])
+                if on_merge is not None:
+                    on_merge(n_merged, total_chunks)
+                done = merged_n[j] == len(plans[j])
+                if (not done and until_ci is not None
+                        and runner.widest_interval(accs[j], pts[j]) < until_ci):
+                    stopped[j] = True
+                    bar.update((games - played[j]) * reps[j])
+                    waiting[j].clear()
+                    for (jj, ii), f in list(futures.items()):
+                        if jj == j:
+                            f.cancel()
+                            futures.pop((jj, ii), None)
+                    done = True
+                if done:
+                    walls[j] = time.perf_counter() - t0
+            for item in pending:
+                ac.add(submit(*item))
+                if ac.count() >= window:
+                    break
+    except distributed.client.FutureCancelledError:
+        raise SimError("the Dask run was cancelled (the scheduler or client shut down)") from None
+    except Exception as e:
+        if type(e).__name__ == "KilledWorker":
+            raise SimError(f"a chunk killed every Dask worker that tried it ({' '.join(str(e).split())[:200]}); "
+                           f"check the workers' memory and logs") from None
+        raise
+    finally:
+        bar.close()
+        for f in futures.values():
+            f.release()
+        futures.clear()
+
+    for j, plan in enumerate(plans):
+        expect = set(range(next_merge[j] if stopped[j] else len(plan)))
+        got = {i for (jj, i) in merged_once if jj == j}
+        assert got == expect and merged_n[j] == len(expect), \
+            f"job {j}: chunks merged {sorted(got)} != planned {sorted(expect)}"
+        assert int(accs[j].misc[0]) == played[j] * reps[j], f"job {j}: game count mismatch"
+
+    results = []
+    for j, job in enumerate(jobs):
+        extra = {"backend": "dask", "chunks": merged_n[j], "task_seconds": round(task_s[j], 6),
+                 "workers": sorted(where[j])}
+        kw = {"rotations": reps[j], "policy": pts[j]} if rotate else {}
+        results.append(runner.Result(job, accs[j], played[j], seed, walls[j], extra=extra, **kw))
+    return results
+
+
+def local_numba_threads(workers: int, threads_per_worker: int | None = None) -> int:
+    """Numba threads per task on a local cluster: this machine's cores shared by every
+    Dask thread of every worker process."""
+    return max(1, (os.cpu_count() or 1) // (workers * (threads_per_worker or 1)))
+
+
+def run_jobs_dask(jobs: list[Job], games: int, seed: int, chunk: int = runner.DEFAULT_CHUNK,
+                  scheduler: str | None = None, workers: int | None = None,
+                  threads_per_worker: int | None = None, progress: bool = True,
+                  first_game: int = 0, rotate: bool = False, until_ci: float | None = None,
+                  timeout: float = DEFAULT_TIMEOUT) -> list:
+    """``runner.run_jobs`` on a Dask cluster: ``scheduler`` = tcp://HOST:PORT of an existing
+    one, or ``workers`` = N processes of a local one started and stopped here.
+
+    Bit-identical results to the local backend for the same seed and game count.
+    """
+    numba_threads = None
+    if workers:  # the local cores are shared among the worker processes' threads
+        numba_threads = local_numba_threads(int(workers), threads_per_worker)
+    with dask_client(scheduler, workers, threads_per_worker, timeout) as client:
+        return run_jobs_on(client, jobs, games, seed, chunk, progress, first_game, rotate,
+                           until_ci, numba_threads)
