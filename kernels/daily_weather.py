@@ -40,6 +40,7 @@ VERSION = 1
 PLAYER_COUNTS = (1,)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "placements"
+SOLO = True        # one seat: winners = 0 is a failed attempt (a lost map), never a timeout
 POLICIES = {"random": 0, "greedy": 1, "solver": 2}
 P_RANDOM, P_GREEDY, P_SOLVER = 0, 1, 2
 
