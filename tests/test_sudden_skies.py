@@ -63,8 +63,14 @@ class Table:
     def turn(self, s):
         """Seat s takes one turn; returns the events it recorded."""
         n0 = int(self.ev_n[0])
-        ss.take_turn(self.st, s, self.keys, self.ctrs)
-        ss.record_turn(self.st, s, self.ev, self.ev_n)
+        # play_from with the turn cap set to this one turn (reuses the bulk kernel's compiled
+        # turn loop: take_turn then record_turn), then lift the cap again
+        cap = int(self.st[ss.ST_RULES + ss.R_TURN_CAP])
+        self.st[ss.ST_RULES + ss.R_TURN_CAP] = self.st[ss.ST_TURN] + 1
+        ss.play_from(self.st, s, self.keys, self.ctrs, self.ev, self.ev_n)
+        self.st[ss.ST_RULES + ss.R_TURN_CAP] = cap
+        if self.st[ss.ST_END] == ss.END_TIMEOUT:
+            self.st[ss.ST_END] = ss.END_RUNNING
         return [tuple(int(x) for x in self.ev[i, :6]) for i in range(n0, int(self.ev_n[0]))]
 
     def wind(self, *passes):
