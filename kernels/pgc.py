@@ -323,17 +323,6 @@ def report_notes(players: int, params) -> dict:
 
 # ---- melds ---------------------------------------------------------------------------------
 @jit
-def run_fits(low, size):
-    """Ranks low .. low+size-1 exist and are consecutive numbers."""
-    if low < 0 or low + size > N_RANKS:
-        return False
-    for r in range(low, low + size - 1):
-        if NEXT_OK[r] == 0:
-            return False
-    return True
-
-
-@jit
 def meld_count(kind, low, size, r):
     """Copies of rank ``r`` in the meld (kind, low, size)."""
     if kind == K_RUN:
@@ -353,21 +342,6 @@ def stronger(params, kind, low, c_low):
     if kind == K_RUN and params[R_RUN_ORDER] == RUN_LOW:
         return low < c_low
     return low > c_low
-
-
-@jit
-def holds(st, seat, kind, low, size, c_kind, c_low, c_size):
-    """Does ``seat`` hold the cards that turn the Central Meld (c_*; c_size 0 = none) into the
-    meld (kind, low, size)?"""
-    base = HAND + seat * N_RANKS
-    top = meld_top(kind, low, size)
-    for r in range(low, top + 1):
-        need = meld_count(kind, low, size, r)
-        if c_size > 0:
-            need -= meld_count(c_kind, c_low, c_size, r)
-        if st[base + r] < need:
-            return False
-    return True
 
 
 @jit

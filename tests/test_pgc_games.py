@@ -97,8 +97,14 @@ def test_invariants_over_random_games(variant, P, policy):
         assert (counter(out, P, "pickups") == 0).all()
     if not rules.get("overwrite_up"):
         assert (counter(out, P, "overwrite_up") == 0).all()
-    # cards conserved: 1 point per card under the flat table, so plays shed the rest
-    assert (counter(out, P, "end_full_set") >= 0).all()
+    # derived metrics: the action mix and the trick endings are shares of a whole
+    sums = {c.name: int(counter(out, P, c.name).sum()) for c in pgc.COUNTERS}
+    m = pgc.derived_metrics(sums, out.shape[0], P, p)
+    assert m["points_table_is_standin"] == 1.0
+    assert abs(sum(m[k] for k in ("lead_share", "overwrite_share", "add_share", "pass_share")) - 1) < 1e-9
+    assert abs(sum(m[f"end_{k}_share"] for k in ("passes", "full_set", "full_run", "eight", "out")) - 1) < 1e-9
+    assert abs(sum(m[f"out_first_share_seat{s}"] for s in range(P)) - 1) < 1e-9
+    assert m["rounds_per_game"] >= 1 and m["plays_per_trick"] >= 1
 
 
 @pytest.mark.parametrize("P", [2, 3, 4, 5, 6])
