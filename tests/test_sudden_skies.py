@@ -567,6 +567,11 @@ def test_result_rows_hold_together(P):
     won = winners != 0
     length = out[:, layout.col_length(S)]
     c = lambda i: out[:, layout.col_counter(S, i)]
+    lo, hi = ss.score_range(P, params())
+    assert ((out[:, :S] >= lo) & (out[:, :S] <= hi)).all()
+    llo, lhi = ss.length_range(P, params())
+    assert ((length >= llo) & (length <= lhi)).all()
+    assert (out[:, layout.col_decisions(S)] > 0).all()
     assert (out[:, :S].sum(axis=1) == won).all()                 # one point for the winner
     assert ((winners & (winners - 1)) == 0).all()                 # never a shared win
     assert ((c(ss.C_TIMEOUTS) + c(ss.C_STALEMATES)) == ~won).all()
