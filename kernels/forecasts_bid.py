@@ -140,9 +140,11 @@ S_SPEND = S_REP + MAX_SEATS        # + seat: Market Spend
 S_BID = S_SPEND + MAX_SEATS        # + seat: bid this round, -1 before the Bid phase
 S_WON = S_BID + MAX_SEATS          # + seat: tricks won this round
 S_PLAYED = S_WON + MAX_SEATS       # + seat: card played to the current trick, -1
-S_DRAW_DECK = S_PLAYED + MAX_SEATS  # 13 slots: the Draw Deck, top first
+S_POLICY = S_PLAYED + MAX_SEATS    # + seat: policy code (P_RANDOM, P_HEURISTIC, P_RIVAL)
+S_DRAW_DECK = S_POLICY + MAX_SEATS  # 13 slots: the Draw Deck, top first
 S_RIVAL_DECK = S_DRAW_DECK + MAX_DRAW_DECK  # 22 slots: the Rival Deck, top first
-ST_SIZE = S_RIVAL_DECK + RIVAL_DECK_SIZE
+S_DECK = S_RIVAL_DECK + RIVAL_DECK_SIZE     # 52 slots: the shuffled deck of the current deal
+S_COUNT = S_DECK + N_CARDS                  # the game's counters (COUNTERS order)
 
 # stream slots: 0..S-1 the seats' decisions, then the round's DEAL and AUX streams
 SLOT_DEAL_OFFSET, SLOT_AUX_OFFSET = 0, 1
@@ -186,6 +188,7 @@ COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX
     Counter("shared_victories", "games ending in a shared victory"),
 )
 N_COUNTERS = len(COUNTERS)
+ST_SIZE = S_COUNT + N_COUNTERS
 
 # ---- trace events -------------------------------------------------------------------------
 (E_ROUND, E_INVEST, E_DEAL, E_DRAW_DECK, E_SET_ASIDE, E_BID, E_MARKET, E_RIVAL_DECK,
@@ -321,20 +324,31 @@ def legal_plays(hand, led_suit):
 
 
 @jit
+def trick_strength(c, led_suit):
+    """A card's strength in a trick: any Diamond above any card of the led suit above any other
+    card, then by rank (off-suit sluffs never win: the led card already outranks them)."""
+    su = c // N_RANKS
+    return c - su * N_RANKS + N_RANKS * (np.int64(su == led_suit) + 2 * np.int64(su == DIAMONDS))
+
+
+@jit
 def beats(c, best, led_suit):
     """Does card c beat the card currently holding the trick? Highest Diamond, else highest led."""
-    cs = c // N_RANKS
-    bs = best // N_RANKS
-    if cs == DIAMONDS:
-        return bs != DIAMONDS or c > best
-    if bs == DIAMONDS:
-        return False
-    return cs == led_suit and c > best
+    return trick_strength(c, led_suit) > trick_strength(best, led_suit)
 
 
 @jit
 def next_seat(st, s):
-    return (s + 1) % st[S_SEATS]
+    """The seat to the left of s (clockwise); no division: this runs on every card."""
+    t = s + 1
+    return 0 if t == st[S_SEATS] else t
+
+
+@jit
+def seat_from_left(st, j):
+    """The j-th seat clockwise from the dealer's left (j = 0: the dealer's left), 0 <= j < S."""
+    t = st[S_DEALER] + 1 + j
+    return t - st[S_SEATS] if t >= st[S_SEATS] else t
 
 
 @jit
@@ -359,13 +373,17 @@ def init_game(st, players, market_on):
     st[S_CONTENDERS] = (1 << st[S_SEATS]) - 1
     st[S_DECISIONS] = 0
     st[S_TRICKS_PLAYED] = 0
+    for i in range(N_COUNTERS):
+        st[S_COUNT + i] = 0
     for s in range(MAX_SEATS):
+        st[S_POLICY + s] = P_RANDOM
         st[S_HAND + s] = 0
         st[S_REP + s] = 0
         st[S_SPEND + s] = SPEND_MAX
         st[S_WON + s] = 0
     if players == 2:
         st[S_REP + 2] = RIVAL_START_REP
+        st[S_POLICY + 2] = P_RIVAL
     st[S_MARKET] = 0
     st[S_SCRAP] = 0
     st[S_SET_ASIDE] = 0
@@ -387,9 +405,10 @@ def apply_invest(st, s):
 
 # ---- Phase 2: The Deal ----------------------------------------------------------------------
 @jit
-def deal(st, deck, keys, ctrs, slot):
+def deal(st, keys, ctrs, slot):
     """Shuffle the 52 cards; deal one at a time clockwise from the dealer's left; the next cards
     form the Draw Deck (top first); any rest is set aside (the Rival Station's 10)."""
+    deck = st[S_DECK:S_DECK + N_CARDS]
     for i in range(N_CARDS):
         deck[i] = i
     rng.shuffle(deck, N_CARDS, keys, ctrs, slot)
@@ -400,12 +419,12 @@ def deal(st, deck, keys, ctrs, slot):
         st[S_WON + s] = 0
         st[S_BID + s] = -1
         st[S_PLAYED + s] = -1
-    first = next_seat(st, st[S_DEALER])
-    for i in range(S * h):
-        s = (first + i) % S
+    s = next_seat(st, st[S_DEALER])
+    for i in range(S * h):                    # card i to seat (dealer + 1 + i) mod S
         st[S_HAND + s] |= ONE << deck[i]
         if is_rival(st, s):
             st[S_RIVAL_DECK + i // S] = deck[i]   # the Rival's hand, in the order dealt
+        s = next_seat(st, s)
     n_draw = DRAW_DECK_SIZE[st[S_PLAYERS]]
     for j in range(n_draw):
         st[S_DRAW_DECK + j] = deck[S * h + j]
@@ -753,49 +772,51 @@ def heuristic_card(st, s, legal):
 
 # ---- one seat's turn in each phase -----------------------------------------------------------
 @jit
-def invest_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
+def invest_phase(st, keys, ctrs, ev, ev_n):
     rec = ev.shape[0] > 0
+    S = st[S_SEATS]
     for j in range(S):
-        s = (st[S_DEALER] + 1 + j) % S
+        s = seat_from_left(st, j)
         if not can_invest(st, s):
             continue
-        res[col_counter(S, C_INVEST_CHANCES)] += 1
-        if seats[s, 0] == P_HEURISTIC:
+        st[S_COUNT + C_INVEST_CHANCES] += 1
+        if st[S_POLICY + s] == P_HEURISTIC:
             st[S_DECISIONS] += 1
             yes = 1 if heuristic_invest(st, s) else 0
         else:
             yes = pick(st, keys, ctrs, s, 2)
         if yes:
             apply_invest(st, s)
-            res[col_counter(S, C_INVEST)] += 1
+            st[S_COUNT + C_INVEST] += 1
         if rec:
             record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
 
 
 @jit
-def bid_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
+def bid_phase(st, keys, ctrs, ev, ev_n):
     rec = ev.shape[0] > 0
+    S = st[S_SEATS]
     for j in range(S):
-        s = (st[S_DEALER] + 1 + j) % S
+        s = seat_from_left(st, j)
         if is_rival(st, s):
             b = RIVAL_BID
         else:
-            if seats[s, 0] == P_HEURISTIC:
+            if st[S_POLICY + s] == P_HEURISTIC:
                 st[S_DECISIONS] += 1
                 b = heuristic_bid(st[S_HAND + s], max_bid(st))
             else:
                 b = pick(st, keys, ctrs, s, max_bid(st) + 1)
-            res[col_counter(S, C_BID + b)] += 1
+            st[S_COUNT + C_BID + b] += 1
         apply_bid(st, s, b)
         if rec:
             record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
 
 
 @jit
-def market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n):
+def market_turn(st, keys, ctrs, s, ev, ev_n):
     """One seat's Market action: Pass, Draw k or Buy k (then discard as many as taken)."""
     offered = market_actions(st, s)
-    heur = seats[s, 0] == P_HEURISTIC
+    heur = st[S_POLICY + s] == P_HEURISTIC
     action = A_PASS
     k = 0
     want_take = -1          # heuristic: the Market card it buys (-1: the Draw Deck's top)
@@ -834,7 +855,7 @@ def market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n):
     discarded = np.int64(0)
     taken = 0
     if action == A_PASS:
-        res[col_counter(S, C_PASS)] += 1
+        st[S_COUNT + C_PASS] += 1
     else:
         taken = cards_taken(st, action, k)
         for i in range(taken):
@@ -859,23 +880,24 @@ def market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n):
             discard_to_market(st, s, c)
             discarded |= ONE << c
         if action == A_DRAW:
-            res[col_counter(S, C_DRAW)] += 1
-            res[col_counter(S, C_DRAWN)] += taken
+            st[S_COUNT + C_DRAW] += 1
+            st[S_COUNT + C_DRAWN] += taken
         else:
-            res[col_counter(S, C_BUY)] += 1
-            res[col_counter(S, C_BOUGHT)] += taken
+            st[S_COUNT + C_BUY] += 1
+            st[S_COUNT + C_BOUGHT] += taken
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_MARKET, s, st[S_ROUND], action, k, taken_mask, discarded,
                      st[S_SPEND + s], st[S_MARKET])
 
 
 @jit
-def market_phase(st, keys, ctrs, seats, res, S, ev, ev_n):
+def market_phase(st, keys, ctrs, ev, ev_n):
+    S = st[S_SEATS]
     for j in range(S):
-        s = (st[S_DEALER] + 1 + j) % S
+        s = seat_from_left(st, j)
         if is_rival(st, s):
             continue        # the Rival always Passes: no action, nothing counted
-        market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n)
+        market_turn(st, keys, ctrs, s, ev, ev_n)
 
 
 @jit
@@ -896,11 +918,11 @@ def rival_play(st, s):
 
 
 @jit
-def seat_play(st, keys, ctrs, seats, s):
+def seat_play(st, keys, ctrs, s):
     """The card seat s plays to the current trick (the Rival flips from its deck)."""
     if is_rival(st, s):
         c = rival_play(st, s)
-    elif seats[s, 0] == P_HEURISTIC:
+    elif st[S_POLICY + s] == P_HEURISTIC:
         c = heuristic_play(st, s)
     else:
         c = random_play(st, keys, ctrs, s)
@@ -921,19 +943,20 @@ def heuristic_play(st, s):
 
 
 @jit
-def tricks_phase(st, keys, ctrs, seats, S, ev, ev_n):
+def tricks_phase(st, keys, ctrs, ev, ev_n):
     rec = ev.shape[0] > 0
+    S = st[S_SEATS]
     leader = next_seat(st, st[S_DEALER])
     st[S_TRICK] = 0
     for t in range(st[S_HAND_SIZE]):
         start_trick(st, leader)
+        s = leader
         for j in range(S):
-            s = (leader + j) % S
             # seat_play's dispatch, written out: a call passing the four arrays costs atomic
             # reference counting on every card (Numba cannot prune it across its branches)
             if is_rival(st, s):
                 c = rival_play(st, s)
-            elif seats[s, 0] == P_HEURISTIC:
+            elif st[S_POLICY + s] == P_HEURISTIC:
                 c = heuristic_play(st, s)
             else:
                 c = random_play(st, keys, ctrs, s)
@@ -946,6 +969,7 @@ def tricks_phase(st, keys, ctrs, seats, S, ev, ev_n):
                     record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], t, first, second, c,
                                  scrapped)
                 record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
+            s = next_seat(st, s)
         w = st[S_BEST_SEAT]
         wc = st[S_PLAYED + w]
         finish_trick(st)
@@ -955,32 +979,33 @@ def tricks_phase(st, keys, ctrs, seats, S, ev, ev_n):
 
 
 @jit
-def scoring_phase(st, res, S, ev, ev_n):
+def scoring_phase(st, ev, ev_n):
     """Compare tricks won with the bid; the Reputation change is capped at 60."""
+    S = st[S_SEATS]
     for s in range(S):
         b = st[S_BID + s]
         w = st[S_WON + s]
         pts = round_points(b, w)
         st[S_REP + s] = add_reputation(st[S_REP + s], pts)
         if is_rival(st, s):
-            res[col_counter(S, C_RIVAL_ROUNDS)] += 1
+            st[S_COUNT + C_RIVAL_ROUNDS] += 1
             if w == b:
-                res[col_counter(S, C_RIVAL_HIT)] += 1
+                st[S_COUNT + C_RIVAL_HIT] += 1
         else:
             base = CLASS_BASE[bid_class(b)]
             if w == b:
-                res[col_counter(S, base + HIT)] += 1
-                res[col_counter(S, base + GAIN)] += pts
+                st[S_COUNT + base + HIT] += 1
+                st[S_COUNT + base + GAIN] += pts
             else:
-                res[col_counter(S, base + MISS)] += 1
-                res[col_counter(S, base + LOSS)] -= pts
+                st[S_COUNT + base + MISS] += 1
+                st[S_COUNT + base + LOSS] -= pts
         if ev.shape[0] > 0:
             record_event(ev, ev_n, E_SCORE, s, st[S_ROUND], b, w, pts, st[S_REP + s],
                          st[S_SPEND + s])
 
 
 @jit
-def play_round(st, deck, keys, ctrs, seats, res, ev, ev_n, seed, g):
+def play_round(st, keys, ctrs, ev, ev_n, seed, g):
     """One round: Investment, Deal, Bid, Market, Tricks, Scoring."""
     S = st[S_SEATS]
     rnd = st[S_ROUND]
@@ -988,20 +1013,20 @@ def play_round(st, deck, keys, ctrs, seats, res, ev, ev_n, seed, g):
     st[S_DEALER] = rnd % S
     if rec:
         record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
-    invest_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+    invest_phase(st, keys, ctrs, ev, ev_n)
     deal_slot = S + SLOT_DEAL_OFFSET
     keys[deal_slot] = rng.stream_key(seed, g, rng.DEAL, rnd)
     ctrs[deal_slot] = 0
-    deal(st, deck, keys, ctrs, deal_slot)
+    deal(st, keys, ctrs, deal_slot)
     if rec:
         for s in range(S):
             record_event(ev, ev_n, E_DEAL, s, rnd, st[S_HAND + s])
         record_event(ev, ev_n, E_DRAW_DECK, -1, rnd, draw_deck_mask(st), draw_deck_size(st))
         if st[S_SET_ASIDE] != 0:
             record_event(ev, ev_n, E_SET_ASIDE, -1, rnd, st[S_SET_ASIDE])
-    bid_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+    bid_phase(st, keys, ctrs, ev, ev_n)
     if st[S_MARKET_ON]:
-        market_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+        market_phase(st, keys, ctrs, ev, ev_n)
     r = st[S_RIVAL]
     if r >= 0:
         aux_slot = S + SLOT_AUX_OFFSET
@@ -1018,8 +1043,8 @@ def play_round(st, deck, keys, ctrs, seats, res, ev, ev_n, seed, g):
                              rival_deck_at(st, p + 1), rival_deck_at(st, p + 2),
                              rival_deck_at(st, p + 3), rival_deck_at(st, p + 4),
                              rival_deck_at(st, p + 5))
-    tricks_phase(st, keys, ctrs, seats, S, ev, ev_n)
-    scoring_phase(st, res, S, ev, ev_n)
+    tricks_phase(st, keys, ctrs, ev, ev_n)
+    scoring_phase(st, ev, ev_n)
 
 
 # ---- one game --------------------------------------------------------------------------------
@@ -1030,16 +1055,15 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     players = S
     if S == 3 and seats[2, 0] == P_RIVAL:
         players = 2
-    res = out[row]
-    for i in range(res.shape[0]):
-        res[i] = 0
     st = np.empty(ST_SIZE, dtype=np.int64)
-    deck = np.empty(N_CARDS, dtype=np.int64)
     keys = np.zeros(S + 2, dtype=np.uint64)
     ctrs = np.zeros(S + 2, dtype=np.int64)
     for s in range(S):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
     init_game(st, players, 1 if params[R_MARKET] == MARKET_RULED else 0)
+    for s in range(S):
+        if s != st[S_RIVAL]:
+            st[S_POLICY + s] = seats[s, 0]
     cap = params[R_ROUND_CAP]
     rec = ev.shape[0] > 0
     timeout = False
@@ -1048,7 +1072,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         if st[S_ROUND] >= cap:
             timeout = True
             break
-        play_round(st, deck, keys, ctrs, seats, res, ev, ev_n, seed, g)
+        play_round(st, keys, ctrs, ev, ev_n, seed, g)
         st[S_ROUND] += 1
         if st[S_ROUND] < st[S_ROUNDS]:
             continue
@@ -1057,28 +1081,37 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
             break
         st[S_SUDDEN] = 1
         st[S_CONTENDERS] = winners
-        res[col_counter(S, C_SUDDEN)] = 1
+        st[S_COUNT + C_SUDDEN] = 1
         if rec:
             record_event(ev, ev_n, E_SUDDEN, -1, winners)
     if timeout:
         winners = np.int64(0)
-    n_win = popcount(winners)
-    if n_win > 1:
-        res[col_counter(S, C_SHARED)] = 1
-    keys_place = np.empty(S, dtype=np.int64)
-    for s in range(S):
-        res[s] = st[S_REP + s]
-        # winners first, then by Reputation (REP_CAP bounds every Reputation from above)
-        keys_place[s] = st[S_REP + s] + (4 * REP_CAP * 1000 if (winners >> s) & 1 else 0)
-    layout.places_from_keys(keys_place, S, row, out)
-    res[col_winners(S)] = winners
-    res[col_length(S)] = st[S_TRICKS_PLAYED]
-    res[col_flags(S)] = layout.FLAG_TIMEOUT if timeout else 0
-    res[col_decisions(S)] = st[S_DECISIONS]
+    if popcount(winners) > 1:
+        st[S_COUNT + C_SHARED] = 1
+    write_result(st, winners, timeout, out, row)
     if rec:
         for s in range(S):
-            record_event(ev, ev_n, E_RESULT, s, st[S_REP + s], res[S + s], (winners >> s) & 1,
+            record_event(ev, ev_n, E_RESULT, s, st[S_REP + s], out[row, S + s], (winners >> s) & 1,
                          st[S_SUDDEN], 1 if timeout else 0)
+
+
+@jit
+def write_result(st, winners, timeout, out, row):
+    """Every column of the row: Reputation, places (winners first, then by Reputation; ties
+    share), winners, length, flags, decisions, counters."""
+    S = st[S_SEATS]
+    place_keys = st[S_DECK:S_DECK + S]      # the deck block is free once the game is over
+    for s in range(S):
+        out[row, s] = st[S_REP + s]
+        # winners above everyone: REP_CAP bounds every Reputation from above
+        place_keys[s] = st[S_REP + s] + (4 * REP_CAP * 1000 if (winners >> s) & 1 else 0)
+    layout.places_from_keys(place_keys, S, row, out)
+    out[row, col_winners(S)] = winners
+    out[row, col_length(S)] = st[S_TRICKS_PLAYED]
+    out[row, col_flags(S)] = layout.FLAG_TIMEOUT if timeout else 0
+    out[row, col_decisions(S)] = st[S_DECISIONS]
+    for i in range(N_COUNTERS):
+        out[row, col_counter(S, i)] = st[S_COUNT + i]
 
 
 # ---- bulk play and trace ----------------------------------------------------------------------

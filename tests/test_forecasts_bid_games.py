@@ -81,8 +81,8 @@ def drive(players, policies, market, seed, g):
     ctrs = np.zeros(S + 2, dtype=np.int64)
     for s in range(S):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
-    deck = np.empty(52, dtype=np.int64)
-    res = np.zeros(layout.out_width(S, fb.N_COUNTERS), dtype=np.int64)
+    for s in range(S):
+        st[fb.S_POLICY + s] = seats[s, 0]
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     rival = int(st[fb.S_RIVAL])
@@ -91,14 +91,14 @@ def drive(players, policies, market, seed, g):
         rnd = int(st[fb.S_ROUND])
         dealer = rnd % S
         st[fb.S_DEALER] = dealer
-        fb.invest_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+        fb.invest_phase(st, keys, ctrs, ev, ev_n)
         for s in range(S):
             assert 0 <= st[fb.S_SPEND + s] <= fb.SPEND_MAX
         keys[S] = rng.stream_key(seed, g, rng.DEAL, rnd)
         ctrs[S] = 0
-        fb.deal(st, deck, keys, ctrs, S)
+        fb.deal(st, keys, ctrs, S)
         census(st)
-        fb.bid_phase(st, keys, ctrs, seats, res, S, ev, ev_n)
+        fb.bid_phase(st, keys, ctrs, ev, ev_n)
         for s in range(S):
             assert 0 <= st[fb.S_BID + s] <= h
         if rival >= 0:
@@ -109,7 +109,7 @@ def drive(players, policies, market, seed, g):
                 if s == rival:
                     continue
                 spend = int(st[fb.S_SPEND + s])
-                fb.market_turn(st, keys, ctrs, seats, res, S, s, ev, ev_n)
+                fb.market_turn(st, keys, ctrs, s, ev, ev_n)
                 census(st)
                 assert len(mask_cards(int(st[fb.S_HAND + s]))) == h        # hand count balance
                 assert 0 <= st[fb.S_SPEND + s] <= spend
@@ -127,7 +127,7 @@ def drive(players, policies, market, seed, g):
                 s = (leader + j) % S
                 if s != rival:
                     legal = int(fb.legal_plays(st[fb.S_HAND + s], st[fb.S_LED_SUIT]))
-                c = int(fb.seat_play(st, keys, ctrs, seats, s))
+                c = int(fb.seat_play(st, keys, ctrs, s))
                 if s != rival:
                     assert (legal >> c) & 1, "illegal play"
                 fb.play_card(st, s, c)
@@ -136,7 +136,7 @@ def drive(players, policies, market, seed, g):
             census(st)
             leader = int(st[fb.S_BEST_SEAT])
         assert sum(int(st[fb.S_WON + s]) for s in range(S)) == h
-        fb.scoring_phase(st, res, S, ev, ev_n)
+        fb.scoring_phase(st, ev, ev_n)
         st[fb.S_ROUND] += 1
         if st[fb.S_ROUND] < st[fb.S_ROUNDS]:
             continue
@@ -145,7 +145,8 @@ def drive(players, policies, market, seed, g):
             break
         st[fb.S_SUDDEN] = 1
         st[fb.S_CONTENDERS] = winners
-    return [int(st[fb.S_REP + s]) for s in range(S)], int(winners), int(st[fb.S_TRICKS_PLAYED])
+    return ([int(st[fb.S_REP + s]) for s in range(S)], int(winners), int(st[fb.S_TRICKS_PLAYED]),
+            st[fb.S_COUNT:fb.S_COUNT + fb.N_COUNTERS].tolist())
 
 
 @pytest.mark.parametrize("players,market", VARIANTS)
@@ -155,11 +156,15 @@ def test_every_card_accounted_for_and_every_play_legal(players, market, policy):
     out = run(players, policies, market, n=6)
     S = fb.n_seats(players, None)
     for g in range(6):
-        reps, winners, length = drive(players, policies, market, SEED, g)
+        reps, winners, length, counts = drive(players, policies, market, SEED, g)
         # the step-by-step game is the game play_games simulates
         assert reps == out[g, :S].tolist()
         assert winners == out[g, layout.col_winners(S)]
         assert length == out[g, layout.col_length(S)]
+        kernel_counts = out[g, layout.col_counter(S, 0):].tolist()
+        for i in range(fb.N_COUNTERS):
+            if i not in (fb.C_SUDDEN, fb.C_SHARED):       # set by play_one at the end
+                assert counts[i] == kernel_counts[i], fb.COUNTERS[i].name
 
 
 # ---- invariants of the result rows ----------------------------------------------------------------

@@ -33,21 +33,8 @@ def streams(players, seed=1, game=0):
     return keys, ctrs
 
 
-def seats_of(players, policy=fb.P_RANDOM):
-    S = fb.n_seats(players, None)
-    seats = np.zeros((S, 4), dtype=np.int64)
-    seats[:, 0] = policy
-    if players == 2:
-        seats[2, 0] = fb.POLICIES["rival"]
-    return seats
-
-
 NO_EV = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
 NO_EV_N = np.zeros(1, dtype=np.int64)
-
-
-def counters_row(S):
-    return np.zeros(layout.out_width(S, fb.N_COUNTERS), dtype=np.int64)
 
 
 # ---- Phase 6: the rulebook's six worked examples, then the other classes -----------------------
@@ -96,10 +83,9 @@ def test_scoring_phase_caps_and_counts():
     S = 4
     for s, (rep, bid, won) in enumerate([(57, 5, 5), (0, 0, 2), (10, 3, 3), (-5, 7, 6)]):
         st[fb.S_REP + s], st[fb.S_BID + s], st[fb.S_WON + s] = rep, bid, won
-    res = counters_row(S)
-    fb.scoring_phase(st, res, S, NO_EV, NO_EV_N)
+    fb.scoring_phase(st, NO_EV, NO_EV_N)
     assert [st[fb.S_REP + s] for s in range(4)] == [60, -4, 13, -9]
-    c = lambda i: res[layout.col_counter(S, i)]  # noqa: E731
+    c = lambda i: st[fb.S_COUNT + i]  # noqa: E731
     assert c(fb.C_EXT_HIT) == 1 and c(fb.C_EXT_MISS) == 1
     assert c(fb.C_EXT_GAIN) == 10 and c(fb.C_EXT_LOSS) == 4     # the points as ruled, before the cap
     assert c(fb.C_CLR_MISS) == 1 and c(fb.C_CLR_LOSS) == 4 and c(fb.C_CLR_HIT) == 0
@@ -196,8 +182,8 @@ def test_deal_sizes(players, size, draw, aside):
     keys, ctrs = streams(players)
     S = st[fb.S_SEATS]
     keys[S] = rng.stream_key(1, 0, rng.DEAL, 0)
-    deck = np.empty(52, dtype=np.int64)
-    fb.deal(st, deck, keys, ctrs, S)
+    fb.deal(st, keys, ctrs, S)
+    deck = st[fb.S_DECK:fb.S_DECK + 52].copy()      # the shuffled deck, in dealing order
     hands = [int(st[fb.S_HAND + s]) for s in range(S)]
     assert [len(mask_cards(h)) for h in hands] == [size] * S
     assert fb.draw_deck_size(st) == draw
@@ -269,10 +255,9 @@ def test_a_random_market_turn_keeps_the_hand_size_and_pays_per_card(seed):
     h = hand("AS", "KS", "QS", "JS", "10S", "9S", "8S", "7S", "6S", "5S")
     st[fb.S_HAND + 0] = h
     keys, ctrs = streams(4, seed=seed)
-    res = counters_row(4)
     ev = np.zeros((8, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
-    fb.market_turn(st, keys, ctrs, seats_of(4), res, 4, 0, ev, ev_n)
+    fb.market_turn(st, keys, ctrs, 0, ev, ev_n)
     e = ev[0]
     assert e[0] == fb.E_MARKET and e[1] == 0
     action, asked, taken, discarded, spend = e[3], e[4], int(e[5]), int(e[6]), e[7]
@@ -302,7 +287,7 @@ def test_random_market_turns_cover_every_action():
         keys, ctrs = streams(4, seed=seed)
         ev = np.zeros((8, layout.EVENT_WIDTH), dtype=np.int64)
         ev_n = np.zeros(1, dtype=np.int64)
-        fb.market_turn(st, keys, ctrs, seats_of(4), counters_row(4), 4, 0, ev, ev_n)
+        fb.market_turn(st, keys, ctrs, 0, ev, ev_n)
         seen.add(int(ev[0, 3]))
     assert seen == {fb.A_PASS, fb.A_DRAW, fb.A_BUY}
 
@@ -312,7 +297,8 @@ def test_heuristic_buys_a_strong_card_when_short_of_its_bid():
     st[fb.S_HAND + 0] = hand("2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH")
     st[fb.S_BID + 0] = 1                                # estimate 0 < bid 1
     keys, ctrs = streams(4)
-    fb.market_turn(st, keys, ctrs, seats_of(4, fb.P_HEURISTIC), counters_row(4), 4, 0, NO_EV, NO_EV_N)
+    st[fb.S_POLICY + 0] = fb.P_HEURISTIC
+    fb.market_turn(st, keys, ctrs, 0, NO_EV, NO_EV_N)
     assert st[fb.S_HAND + 0] == hand("AD", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH")
     assert st[fb.S_MARKET] == hand("3C", "2H") and st[fb.S_SPEND + 0] == 2
 
@@ -339,8 +325,8 @@ def test_rival_deck_is_its_hand_then_the_rest_shuffled():
     keys, ctrs = streams(2)
     S = 3
     keys[S] = rng.stream_key(1, 0, rng.DEAL, 0)
-    deck = np.empty(52, dtype=np.int64)
-    fb.deal(st, deck, keys, ctrs, S)
+    fb.deal(st, keys, ctrs, S)
+    deck = st[fb.S_DECK:fb.S_DECK + 52].copy()      # the shuffled deck, in dealing order
     rival_hand = int(st[fb.S_HAND + 2])
     # the Rival is dealt cards 1, 4, 7, ... (dealer 0: seat 1 gets the first card)
     assert [st[fb.S_RIVAL_DECK + i] for i in range(10)] == [deck[3 * i + 1] for i in range(10)]
@@ -371,7 +357,7 @@ def test_rival_leads_by_flipping_the_top_card():
     st = rival_trick_state(["7H", "AD", "2C"])
     keys, ctrs = streams(2)
     fb.start_trick(st, 2)
-    c = fb.seat_play(st, keys, ctrs, seats_of(2), 2)
+    c = fb.seat_play(st, keys, ctrs, 2)
     assert c == parse_card("7H")
     assert st[fb.S_RIVAL_TOP] == 1 and st[fb.S_SCRAP] == 0
 
@@ -384,7 +370,7 @@ def test_rival_follows_by_flipping_two_and_scraps_the_other():
     fb.play_card(st, 0, parse_card("KS"))
     st[fb.S_HAND + 1] = hand("AS")
     fb.play_card(st, 1, parse_card("AS"))
-    c = fb.seat_play(st, keys, ctrs, seats_of(2), 2)
+    c = fb.seat_play(st, keys, ctrs, 2)
     assert c == parse_card("AD")                    # void in Spades: the Diamond
     fb.play_card(st, 2, c)
     assert st[fb.S_SCRAP] == hand("7H") and st[fb.S_RIVAL_TOP] == 2
