@@ -113,8 +113,9 @@ def variant_rows(results: list[Result]) -> list[dict]:
             **key_columns(r), "games": games, "deals": r.games, "rotations": r.rotations,
             "tie_rate": acc.misc[M_TIES] / games if games else float("nan"),
             "timeout_rate": acc.misc[M_TIMEOUTS] / games if games else float("nan"),
-            "seat0_advantage": shares[0] - 1 / S,
-            "balance": 1 - (max(shares) - min(shares)),
+            # a solo game has no seats to compare: its win share is the success rate
+            "seat0_advantage": shares[0] - 1 / S if S > 1 else None,
+            "balance": 1 - (max(shares) - min(shares)) if S > 1 else None,
             "length_mean": lmean, "length_sd": math.sqrt(lvar),
             "leader_gap": acc.misc[M_GAP_SUM] / gap_games if gap_games else float("nan"),
             "decisions_per_game": acc.misc[M_DECISIONS] / games if games else float("nan"),
