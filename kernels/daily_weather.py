@@ -56,6 +56,7 @@ MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", 
 HOLIDAYS = ("none", "valentine", "halloween", "thanksgiving", "christmas", "birthday")
 HOLIDAY_LABEL0 = 31                 # date label of holiday h (1..5) is 31 + h
 SEASONS = ("winter", "spring", "summer", "autumn")
+N_SEASONS = 4
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 SCORE_KINDS = ("groups", "row", "column", "diagonal", "border", "largest_group")
 K_GROUPS, K_ROW, K_COLUMN, K_DIAGONAL, K_BORDER, K_LARGEST = 0, 1, 2, 3, 4, 5
@@ -170,6 +171,11 @@ N_FOREIGN = 2 * (FACE_CELLS - 1)                     # label cells that must be 
 MAX_OPTIONS = 4096   # >= 2 slots x 4 rotations x 48 visible cells x 6 card cells
 DISCARD = -2
 SOLVER_DEPTH = N_WEATHER + 1
+# solver report info[]: placements tried, found a win, search finished, plan length, best key
+I_NODES, I_FOUND, I_COMPLETE, I_PLAN_LEN, I_BEST = range(5)
+INFO_LEN = 5
+N_SYMMETRIES = 8                 # a pattern's 4 rotations x (as printed, mirrored)
+N_WORK = 4                       # scratch rows for end checks (see WORK_LEN)
 
 # end requirements, in the rulebook's order
 REQ_DATE, REQ_MONTH, REQ_PATTERN, REQ_CONNECTED = 0, 1, 2, 3
@@ -604,10 +610,10 @@ def season_of(month, day, rule):
     # astronomical: spring from MAR 20, summer from JUN 21, autumn from SEP 22, winter from DEC 21
     starts = ((3, 20), (6, 21), (9, 22), (12, 21))
     s = 0
-    for i in range(4):
+    for i in range(N_SEASONS):
         if month > starts[i][0] or (month == starts[i][0] and day >= starts[i][1]):
             s = i + 1
-    return s % 4
+    return s % N_SEASONS
 
 
 # ================================================================= setup
@@ -658,15 +664,15 @@ def pattern_orientations(params, st, pat):
     shifted so its smallest row and column are 0."""
     db = DAY_AT + st[S_DAY_FACE] * DAY_FIELDS
     n = st[S_NPAT]
-    for o in range(8):
+    for o in range(N_SYMMETRIES):
         rmin = 1 << 20
         cmin = 1 << 20
         for k in range(n):
             r = params[db + DY_PAT0 + 2 * k]
             c = params[db + DY_PAT0 + 2 * k + 1]
-            if o >= 4:
+            if o >= N_ROTATIONS:
                 c = -c
-            for _ in range(o % 4):
+            for _ in range(o % N_ROTATIONS):
                 r, c = c, -r
             pat[o, 2 * k] = r
             pat[o, 2 * k + 1] = c
@@ -931,7 +937,7 @@ def components(mask, left, stack, largest):
 def pattern_present(sym_rows, st, pat):
     """The Day Card pattern under some rotation or reflection, every cell showing the symbol."""
     n = st[S_NPAT]
-    for o in range(8):
+    for o in range(N_SYMMETRIES):
         for r in range(st[S_RMIN], st[S_RMAX] + 1):
             x = FULL_ROW
             for k in range(n):
@@ -1131,7 +1137,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
     children are tried most-labels-covered first (ties in option order); a child is cut when
     the labels still visible after it exceed 6 per card left. Every placement tried counts one
     node; the search stops at ``budget`` nodes. Leaves are ranked by progress_key, so the best
-    winning map (highest score) beats any failing one. plan[0..info[3]) = the best line found;
+    winning map (highest score) beats any failing one. plan[0..info[I_PLAN_LEN]) = the best line found;
     info = [nodes, found a win, search complete, plan length, best key]."""
     opts = np.empty((SOLVER_DEPTH, MAX_OPTIONS), dtype=np.int64)
     cnt = np.zeros(SOLVER_DEPTH, dtype=np.int64)
@@ -1163,7 +1169,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
     best = progress_key(st, top, tm, pat, rows, work, ok, finished(st))
     for i in range(d):
         plan[i] = path[i]
-    info[3] = d
+    info[I_PLAN_LEN] = d
     while d > 0:
         d -= 1
         undo_option(params, st, top, tm, path[d], undos[d])
@@ -1203,16 +1209,16 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
                 best = key
                 for i in range(d + 1):
                     plan[i] = path[i]
-                info[3] = d + 1
+                info[I_PLAN_LEN] = d + 1
             undo_option(params, st, top, tm, o, undos[d])
         else:
             d -= 1
             if d >= 0:
                 undo_option(params, st, top, tm, path[d], undos[d])
-    info[0] = nodes
-    info[1] = 1 if (best >= 0 and best >> KEY_WON == 1) else 0
-    info[2] = 1 if complete else 0
-    info[4] = best
+    info[I_NODES] = nodes
+    info[I_FOUND] = 1 if (best >= 0 and best >> KEY_WON == 1) else 0
+    info[I_COMPLETE] = 1 if complete else 0
+    info[I_BEST] = best
 
 
 @jit
@@ -1253,16 +1259,16 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     st = np.zeros(ST_LEN, dtype=np.int64)
     top = np.empty(H * W, dtype=np.int64)
     tm = np.zeros((N_TYPES, H), dtype=np.int64)
-    pat = np.zeros((8, 2 * MAX_PATTERN), dtype=np.int64)
+    pat = np.zeros((N_SYMMETRIES, 2 * MAX_PATTERN), dtype=np.int64)
     opts = np.empty(MAX_OPTIONS, dtype=np.int64)
     wins = np.empty(MAX_OPTIONS, dtype=np.int64)
     cand = np.zeros(H, dtype=np.int64)
     undo = np.empty(FACE_CELLS + ST_LEN, dtype=np.int64)
     rows = np.zeros(H, dtype=np.int64)
-    work = np.zeros((4, WORK_LEN), dtype=np.int64)
+    work = np.zeros((N_WORK, WORK_LEN), dtype=np.int64)
     ok = np.zeros(N_REQ, dtype=np.int64)
     plan = np.zeros(SOLVER_DEPTH, dtype=np.int64)
-    info = np.zeros(5, dtype=np.int64)
+    info = np.zeros(INFO_LEN, dtype=np.int64)
     new_game(params, seed, g, st, top, tm, pat)
     keys, ctrs = rng.new_streams(1)
     keys[0] = rng.stream_key(seed, g, rng.SEAT, 0)
@@ -1283,7 +1289,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         budget = seats[0, 1] if seats[0, 1] > 0 else params[R_SOLVER_NODES]
         solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok)
         if tracing:
-            layout.record_event(ev, ev_n, E_SOLVER, 0, info[0], info[1], info[2], info[4] & KEY_FIELD)
+            layout.record_event(ev, ev_n, E_SOLVER, 0, info[I_NODES], info[I_FOUND], info[I_COMPLETE], info[I_BEST] & KEY_FIELD)
     turn = 0
     failed_stuck = False
     while not finished(st):
@@ -1297,7 +1303,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
                 layout.record_event(ev, ev_n, E_STUCK, 0, st[S_HAND0], st[S_HAND1], disc)
             if params[R_STUCK] == STUCK_DISCARD:
                 apply_option(params, st, top, tm, DISCARD, undo)
-                if policy == P_SOLVER and turn < info[3] and plan[turn] == DISCARD:
+                if policy == P_SOLVER and turn < info[I_PLAN_LEN] and plan[turn] == DISCARD:
                     turn += 1
                 continue
             failed_stuck = True
@@ -1311,7 +1317,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
             o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
                               work, ok, True)
         else:
-            if turn < info[3]:
+            if turn < info[I_PLAN_LEN]:
                 o = plan[turn]
             else:
                 o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo,
@@ -1358,9 +1364,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     out[row, layout.col_counter(S, C_MAP_CELLS)] = cells
     out[row, layout.col_counter(S, C_OPTIONS)] = st[S_OPTIONS]
     out[row, layout.col_counter(S, C_TOOK_WIN)] = st[S_TOOK_WIN]
-    out[row, layout.col_counter(S, C_SOLVER_NODES)] = info[0]
-    out[row, layout.col_counter(S, C_SOLVER_FOUND)] = info[1]
-    out[row, layout.col_counter(S, C_SOLVER_COMPLETE)] = info[2]
+    out[row, layout.col_counter(S, C_SOLVER_NODES)] = info[I_NODES]
+    out[row, layout.col_counter(S, C_SOLVER_FOUND)] = info[I_FOUND]
+    out[row, layout.col_counter(S, C_SOLVER_COMPLETE)] = info[I_COMPLETE]
     out[row, layout.col_counter(S, C_MEASURE)] = m
 
 

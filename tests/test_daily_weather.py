@@ -75,7 +75,7 @@ class Board:
         self.st = np.zeros(dw.ST_LEN, dtype=np.int64)
         self.top = np.empty(dw.H * dw.W, dtype=np.int64)
         self.tm = np.zeros((dw.N_TYPES, dw.H), dtype=np.int64)
-        self.pat = np.zeros((8, 2 * dw.MAX_PATTERN), dtype=np.int64)
+        self.pat = np.zeros((dw.N_SYMMETRIES, 2 * dw.MAX_PATTERN), dtype=np.int64)
         dw.new_game(self.p, seed, game, self.st, self.top, self.tm, self.pat)
         if hand is not None:
             deck = list(hand) + [c for c in range(12) if c // 2 not in {h // 2 for h in hand}][::2]
@@ -85,7 +85,7 @@ class Board:
         self.r0, self.c0 = int(self.st[dw.S_MONTH_R]), int(self.st[dw.S_MONTH_C])
         self.undo = np.empty(dw.FACE_CELLS + dw.ST_LEN, dtype=np.int64)
         self.rows = np.zeros(dw.H, dtype=np.int64)
-        self.work = np.zeros((4, dw.WORK_LEN), dtype=np.int64)
+        self.work = np.zeros((dw.N_WORK, dw.WORK_LEN), dtype=np.int64)
         self.ok = np.zeros(dw.N_REQ, dtype=np.int64)
 
     def pos(self, r, c):
