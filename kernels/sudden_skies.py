@@ -76,6 +76,14 @@ SUN_STALE_ROUNDS = 2    # ...at an opponent never looked at; choosing whom to lo
                         # older than this many rounds of turns counts as stale
 WIND_MIN_OFF = 2        # Wind needs an off-suit Diamond and another off-suit card to pass
 NEVER_SEEN_AGE = np.int64(1) << 39   # older than any real look (turn_cap <= 100000)
+# lexicographic keys packed into one integer: each weight exceeds everything below it
+W_LIVE = 1024           # suit want: live suit    > held * W_HELD + available (<= 6 * 32 + 13)
+W_HELD = 32             #            held cards   > available cards (<= 13)
+W_AVOID = 4096          # Wind card: the receiver's suit > any suit want
+W_UNMARKED = 64         # mark target: not yet marked > known level (<= 13)
+W_STALE = 16            # Sun target: stale look > known level (<= 13) ...
+W_LEVEL = np.int64(1) << 40   # ... and known level > age (<= NEVER_SEEN_AGE)
+NO_KEY = np.int64(1) << 50    # larger than any key above
 
 # ---- state layout (one flat int64 array) ----------------------------------------------------
 ST_HAND = 0             # [4] hand masks
@@ -451,7 +459,7 @@ def h_suit_key(st, me, cards, u, elsewhere):
     live = N_RANKS - popcount(st[ST_GONE] & SUIT_MASK[u])
     held = popcount(cards & SUIT_MASK[u])
     avail = live - popcount(elsewhere & SUIT_MASK[u] & ~cards)
-    return (1 if live >= HAND_SIZE else 0) * 1024 + held * 32 + avail
+    return (1 if live >= HAND_SIZE else 0) * W_LIVE + held * W_HELD + avail
 
 
 @jit
@@ -473,7 +481,7 @@ def h_least_useful(st, me, cards, options):
     """The option card of the suit ``me`` wants least (h_suit_key over ``cards``), lowest code."""
     elsewhere = known_elsewhere(st, me)
     best = -1
-    best_key = 1 << 30
+    best_key = NO_KEY
     m = options
     while m:
         c = lowest_bit(m)
@@ -520,7 +528,7 @@ def h_mark_target(st, me, mark):
     best_key = -1
     for i in range(1, P):
         t = (me + i) % P
-        k = (0 if st[mark + t] else 64) + h_level(st, me, t)
+        k = (0 if st[mark + t] else W_UNMARKED) + h_level(st, me, t)
         if k > best_key:
             best_key = k
             best = t
@@ -544,7 +552,7 @@ def h_sun_target(st, me):
     for i in range(1, P):
         t = (me + i) % P
         age = h_age(st, me, t)
-        k = ((16 if age > stale else 0) + h_level(st, me, t)) * (np.int64(1) << 40) + age
+        k = ((W_STALE if age > stale else 0) + h_level(st, me, t)) * W_LEVEL + age
         if k > best_key:
             best_key = k
             best = t
@@ -615,13 +623,13 @@ def heuristic_wind_card(st, p, receiver):
     avoid = h_known_suit(st, p, receiver) if receiver != p else -1
     elsewhere = known_elsewhere(st, p)
     best = -1
-    best_key = 1 << 30
+    best_key = NO_KEY
     m = cands
     while m:
         c = lowest_bit(m)
         m &= m - 1
         u = c // N_RANKS
-        k = (4096 if u == avoid else 0) + h_suit_key(st, p, hand, u, elsewhere)
+        k = (W_AVOID if u == avoid else 0) + h_suit_key(st, p, hand, u, elsewhere)
         if k < best_key:
             best_key = k
             best = c
