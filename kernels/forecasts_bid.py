@@ -38,8 +38,9 @@ LOWER_IS_BETTER = False
 LENGTH_UNIT = "tricks"
 
 # ---- rules (index = slot in params) ---------------------------------------------------------
-R_MARKET, R_ROUND_CAP = 0, 1
+R_MARKET, R_ROUND_CAP, R_RIVAL_CHECK = 0, 1, 2
 MARKET_RULED, MARKET_OFF = 0, 1
+RIVAL_CHECK_ROUND5, RIVAL_CHECK_FINAL = 0, 1
 RULES = (
     Rule("market", R_MARKET, "ruled",
          "the Market phase: 'ruled' = Pass / Draw k / Buy k as ruled; 'off' = no Market phase",
@@ -49,6 +50,13 @@ RULES = (
          "safety cap on rounds played, sudden death included; reaching it ends the game as a "
          "timeout (the game itself never needs more than 6)", lo=1, hi=20,
          ruling="RULINGS conventions: every game carries a hard safety cap on length"),
+    Rule("rival_check", R_RIVAL_CHECK, "round5",
+         "Rival Station with a sudden-death round: 'round5' = the players tied above the Rival "
+         "after round 5 have beaten it, the sudden death only decides between them; 'final' = "
+         "the winner must also finish strictly above the Rival after the sudden death",
+         choices=("round5", "final"),
+         ruling="gap: the rulebook says 'out-score the Rival ... by the end of Round 5', RULINGS "
+                "says 'finish strictly above'; they differ only after a sudden death"),
 )
 
 P_RANDOM, P_HEURISTIC, P_RIVAL = 0, 1, 2
@@ -134,7 +142,8 @@ S_DECISIONS = 22     # decisions taken so far
 S_TRICKS_PLAYED = 23  # tricks played so far (LENGTH)
 S_FLIP_FIRST = 24    # the Rival's last flip: first card, -1 before any
 S_FLIP_SECOND = 25   # ... and second card, -1 when it led (one card)
-S_HAND = 26          # + seat: hand mask
+S_RIVAL_FINAL = 26   # 1: the Rival is checked again after a sudden death (rule rival_check)
+S_HAND = 27          # + seat: hand mask
 S_REP = S_HAND + MAX_SEATS         # + seat: Reputation
 S_SPEND = S_REP + MAX_SEATS        # + seat: Market Spend
 S_BID = S_SPEND + MAX_SEATS        # + seat: bid this round, -1 before the Bid phase
@@ -373,6 +382,7 @@ def init_game(st, players, market_on):
     st[S_CONTENDERS] = (1 << st[S_SEATS]) - 1
     st[S_DECISIONS] = 0
     st[S_TRICKS_PLAYED] = 0
+    st[S_RIVAL_FINAL] = 0
     for i in range(N_COUNTERS):
         st[S_COUNT + i] = 0
     for s in range(MAX_SEATS):
@@ -646,13 +656,15 @@ def outcome(st):
 
     The highest Reputation among the contenders wins; a tie for the lead after the regular
     rounds plays one sudden-death round among all, where only the tied can win; still tied:
-    shared. Rival Station: unless a player finishes strictly above the Rival, the Rival wins.
+    shared. Rival Station: unless a player finishes strictly above the Rival, the Rival wins
+    (after a sudden death only with rival_check = 'final': the tied players beat it in round 5).
     """
     contenders = st[S_CONTENDERS]
     r = st[S_RIVAL]
     if r >= 0:
         contenders &= ~(1 << r)
-        if not rival_beaten(st, contenders):
+        check = st[S_SUDDEN] == 0 or st[S_RIVAL_FINAL] == 1
+        if check and not rival_beaten(st, contenders):
             return np.int64(1 << r), False
     top = leaders(st, contenders)
     if popcount(top) > 1 and st[S_SUDDEN] == 0:
@@ -1061,6 +1073,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     for s in range(S):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
     init_game(st, players, 1 if params[R_MARKET] == MARKET_RULED else 0)
+    st[S_RIVAL_FINAL] = 1 if params[R_RIVAL_CHECK] == RIVAL_CHECK_FINAL else 0
     for s in range(S):
         if s != st[S_RIVAL]:
             st[S_POLICY + s] = seats[s, 0]

@@ -17,8 +17,12 @@ SEED = 20261129
 VARIANTS = [(4, True), (3, True), (2, True), (4, False), (3, False), (2, False)]
 
 
-def params_of(market=True, round_cap=6):
-    return np.array([fb.MARKET_RULED if market else fb.MARKET_OFF, round_cap], dtype=np.int64)
+def params_of(market=True, round_cap=6, rival_check="round5"):
+    params = np.zeros(len(fb.RULES), dtype=np.int64)
+    params[fb.R_MARKET] = fb.MARKET_RULED if market else fb.MARKET_OFF
+    params[fb.R_ROUND_CAP] = round_cap
+    params[fb.R_RIVAL_CHECK] = ("round5", "final").index(rival_check)
+    return params
 
 
 def seats_of(players, policies):
@@ -31,12 +35,13 @@ def seats_of(players, policies):
     return seats
 
 
-def run(players, policies, market=True, n=400, first=0, seed=SEED, serial=False, round_cap=6):
+def run(players, policies, market=True, n=400, first=0, seed=SEED, serial=False, round_cap=6,
+        rival_check="round5"):
     seats = seats_of(players, policies)
     S = seats.shape[0]
     out = np.zeros((n, layout.out_width(S, fb.N_COUNTERS)), dtype=np.int64)
     fn = fb.play_games_serial if serial else fb.play_games
-    fn(params_of(market, round_cap), seats, np.int64(seed), np.int64(first), out)
+    fn(params_of(market, round_cap, rival_check), seats, np.int64(seed), np.int64(first), out)
     return out
 
 
@@ -220,10 +225,13 @@ def test_result_invariants(players, market, policy):
     if players == 2:
         assert np.array_equal(counter(out, S, fb.C_RIVAL_ROUNDS), rounds)
         assert (counter(out, S, fb.C_RIVAL_HIT) <= rounds).all()
-        # the Rival wins unless a player finishes strictly above it
+        # the Rival wins unless a player finishes strictly above it (rival_check "round5": a
+        # sudden death is only played between players above the Rival, and one of them wins)
         best_player = scores[:, :2].max(axis=1)
         rival_won = (winners >> 2) & 1
-        assert np.array_equal(rival_won == 1, best_player <= scores[:, 2])
+        regular = sudden == 0
+        assert np.array_equal(rival_won[regular] == 1, best_player[regular] <= scores[regular, 2])
+        assert (rival_won[~regular] == 0).all()
     else:
         assert (counter(out, S, fb.C_RIVAL_ROUNDS) == 0).all()
     for i in range(n):
@@ -234,13 +242,15 @@ def test_result_invariants(players, market, policy):
             assert (scores[i, :players] == scores[i, won[0]]).sum() == 1
 
 
-@pytest.mark.parametrize("players", [4, 3, 2])
-def test_sudden_death_games(players):
+@pytest.mark.parametrize("players,rival_check", [(4, "round5"), (3, "round5"), (2, "round5"),
+                                                 (2, "final")])
+def test_sudden_death_games(players, rival_check):
     """Every sudden-death game: the winners were tied for the lead before it and are the highest
-    of those after it; some games stay shared, some are decided."""
+    of those after it; some games stay shared, some are decided. Rival Station: the Rival is
+    checked again after it only with rival_check = "final"."""
     policies = ["heuristic"] * players
     n = 3000
-    out = run(players, policies, True, n=n)
+    out = run(players, policies, True, n=n, rival_check=rival_check)
     S = fb.n_seats(players, None)
     idx = np.nonzero(counter(out, S, fb.C_SUDDEN))[0]
     assert len(idx) > 0
@@ -250,7 +260,8 @@ def test_sudden_death_games(players):
         o = np.zeros((1, out.shape[1]), dtype=np.int64)
         ev = np.zeros((4096, layout.EVENT_WIDTH), dtype=np.int64)
         ev_n = np.zeros(1, dtype=np.int64)
-        fb.trace_game(params_of(True), seats, np.int64(SEED), np.int64(g), o, ev, ev_n)
+        fb.trace_game(params_of(True, rival_check=rival_check), seats, np.int64(SEED), np.int64(g),
+                      o, ev, ev_n)
         assert np.array_equal(o[0], out[g])
         ev = ev[: ev_n[0]]
         rounds = ev[ev[:, 0] == fb.E_ROUND]
@@ -266,9 +277,11 @@ def test_sudden_death_games(players):
         assert contenders == sum(1 << s for s in tied)
         won = [s for s in range(S) if (out[g, layout.col_winners(S)] >> s) & 1]
         final = out[g, :S]
-        if players == 2 and won == [2]:
-            assert max(final[s] for s in tied) <= final[2]
-            continue
+        if players == 2:
+            rival_wins = rival_check == "final" and max(final[s] for s in tied) <= final[2]
+            assert (won == [2]) == rival_wins
+            if rival_wins:
+                continue
         best = max(final[s] for s in tied)
         assert won == [s for s in tied if final[s] == best]
         if len(won) > 1:
@@ -376,6 +389,13 @@ def test_kernel_agrees_with_the_plain_statement(players, market, policy, n):
     for i in range(n):
         row = ref.play_game(97, first + i, players, policies, market)
         assert row == out[i].tolist(), f"game {first + i}"
+
+
+@pytest.mark.parametrize("policy", ["random", "heuristic"])
+def test_plain_statement_agrees_with_rival_check_final(policy):
+    out = run(2, [policy] * 2, True, n=300, seed=11, rival_check="final")
+    for g in range(300):
+        assert ref.play_game(11, g, 2, [policy] * 2, True, rival_check="final") == out[g].tolist()
 
 
 def test_plain_statement_agrees_on_a_round_cap():

@@ -421,11 +421,19 @@ def test_the_players_must_finish_strictly_above_the_rival(reps, winners, sudden)
     assert (w, sd) == (winners, sudden)
 
 
-def test_the_rival_can_win_after_sudden_death():
+def test_after_sudden_death_the_rival_is_checked_only_with_rival_check_final():
+    # rival_check = "round5" (default): the tied players beat the Rival in round 5
     w, sd = fb.outcome(end_state(2, [18, 18, 18], True, 0b011))
-    assert (w, sd) == (0b100, False)
-    w, sd = fb.outcome(end_state(2, [19, 18, 18], True, 0b011))
-    assert (w, sd) == (0b001, False)
+    assert (w, sd) == (0b011, False)
+    w, sd = fb.outcome(end_state(2, [17, 19, 30], True, 0b011))
+    assert (w, sd) == (0b010, False)
+    # rival_check = "final": they must also finish strictly above it
+    st = end_state(2, [18, 18, 18], True, 0b011)
+    st[fb.S_RIVAL_FINAL] = 1
+    assert fb.outcome(st) == (0b100, False)
+    st = end_state(2, [19, 18, 18], True, 0b011)
+    st[fb.S_RIVAL_FINAL] = 1
+    assert fb.outcome(st) == (0b001, False)
 
 
 # ---- heuristic pieces ----------------------------------------------------------------------------

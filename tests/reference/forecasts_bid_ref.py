@@ -142,13 +142,14 @@ COUNTER_NAMES = (
 
 
 class Game:
-    def __init__(self, seed, g, players, policies, market=True, round_cap=6):
+    def __init__(self, seed, g, players, policies, market=True, round_cap=6, rival_check="round5"):
         self.seed, self.g, self.players = seed, g, players
         self.rival = 2 if players == 2 else None
         self.seats = 3 if players == 2 else players
         self.policies = list(policies)          # "random" / "heuristic" per player seat
         self.market_on = market
         self.round_cap = round_cap
+        self.rival_check = rival_check
         self.streams = [Stream(seed, g, SEAT, s) for s in range(self.seats)]
         self.rep = [0] * self.seats
         self.spend = [3] * self.seats
@@ -357,8 +358,9 @@ class Game:
             if rnd < regular_rounds(self.players):
                 continue
             # the end: strictly above the Rival, then the highest; a tie -> one sudden death
-            if self.rival is not None and not any(self.rep[s] > self.rep[self.rival]
-                                                  for s in contenders):
+            # (after it, the Rival is checked again only with rival_check = "final")
+            check_rival = self.rival is not None and (not sudden or self.rival_check == "final")
+            if check_rival and not any(self.rep[s] > self.rep[self.rival] for s in contenders):
                 winners = [self.rival]
                 break
             top = max(self.rep[s] for s in contenders)
@@ -385,9 +387,9 @@ class Game:
         return row
 
 
-def play_game(seed, g, players, policies=None, market=True, round_cap=6):
+def play_game(seed, g, players, policies=None, market=True, round_cap=6, rival_check="round5"):
     """The result row of game ``g`` (policies: one name per player seat; default all random)."""
     if policies is None:
         policies = ["random"] * players
     policies = list(policies) + (["rival"] if players == 2 else [])
-    return Game(seed, g, players, policies, market, round_cap).play()
+    return Game(seed, g, players, policies, market, round_cap, rival_check).play()
