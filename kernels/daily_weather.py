@@ -43,6 +43,8 @@ LENGTH_UNIT = "placements"
 SOLO = True        # one seat: winners = 0 is a failed attempt (a lost map), never a timeout
 POLICIES = {"random": 0, "greedy": 1, "solver": 2}
 P_RANDOM, P_GREEDY, P_SOLVER = 0, 1, 2
+# solver:N = a per-game budget of N placements tried; 0 (the default) = the solver_nodes rule
+POLICY_ARGS = {"solver": (("nodes", 0, 0, 10**8),)}
 
 # ---------------------------------------------------------------- symbols and card geometry
 ICONS = ("sun", "cloud", "rain", "snow")

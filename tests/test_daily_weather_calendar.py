@@ -83,3 +83,12 @@ def test_calendar_png_is_written(tmp_path):
     path = daily.calendar_png(dates_table(), tmp_path / "cal" / "calendar.png")
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_calendar_entries_resolve_as_jobs():
+    from simcli import config as cfg
+
+    entry = next(j for j in daily.calendar_jobs(2026, "03-02") if j["labels"]["date"] == "2026-03-02")
+    job = cfg.resolve("daily-weather", rules=entry["rules"], labels=entry["labels"], policy="solver:300")
+    assert job.rules["holiday"] == "birthday" and job.rules["weekday"] == 0 and job.labels["season"] == "spring"
+    assert job.seats[0, 0] == dw.POLICIES["solver"] and job.seats[0, 1] == 300
