@@ -558,6 +558,26 @@ def test_traces_replay_legally_and_conserve_cards(P, pols):
 
 
 @pytest.mark.parametrize("P", [2, 3, 4])
+def test_state_conserves_the_52_cards_after_every_turn(P):
+    # the kernel's own state, turn by turn: hands, draw pile and weather pile are disjoint and
+    # together hold every card once; hands never exceed five cards
+    for g in range(12):
+        t = Table(P, [[]] * P, pols=[R, H, R, H][:P], seed=3, game=g)
+        deal_keys = np.array([rng.stream_key(3, g, rng.DEAL, 0)], dtype=np.uint64)
+        ss.deal(t.st, np.zeros(52, dtype=np.int64), deal_keys, np.zeros(1, dtype=np.int64), 0)
+        s = 0
+        while int(t.st[ss.ST_END]) == ss.END_RUNNING and int(t.st[ss.ST_TURN]) < 400:
+            t.turn(s)
+            hands = [t.hand(p) for p in range(P)]
+            pile = t.pile()
+            gone = set(mask_cards(int(t.st[ss.ST_GONE])))
+            everything = [c for h in hands for c in h] + pile + sorted(gone)
+            assert sorted(everything) == list(range(52)), (g, int(t.st[ss.ST_TURN]))
+            assert all(len(h) <= 5 for h in hands)
+            s = (s + 1) % P
+
+
+@pytest.mark.parametrize("P", [2, 3, 4])
 def test_result_rows_hold_together(P):
     seats = seats_of(*([R] * P))
     out = np.zeros((2000, layout.out_width(P, ss.N_COUNTERS)), dtype=np.int64)
