@@ -337,14 +337,6 @@ def meld_top(kind, low, size):
 
 
 @jit
-def stronger(params, kind, low, c_low):
-    """Same kind and size: is ``low`` stronger than the Central Meld's ``c_low``?"""
-    if kind == K_RUN and params[R_RUN_ORDER] == RUN_LOW:
-        return low < c_low
-    return low > c_low
-
-
-@jit
 def full_set_size(st):
     """A set reaching this size (every copy in the deck: 4, or 5 at 5-6p) ends the trick."""
     return st[S_COPIES]
@@ -371,8 +363,7 @@ def played_total(st, a):
 
 @jit
 def puts_eight(st, a):
-    """Does the play put an 8 into the Central Meld? (It holds none before: an 8 ends the
-    trick at once under the Rule of 8's, and without the rule this is only a statistic.)"""
+    """Does the play put a new 8 into the Central Meld (Rule of 8's)?"""
     kind = act_kind(a)
     low = act_low(a)
     if not (low <= EIGHT <= meld_top(kind, low, act_size(a))):
@@ -429,7 +420,8 @@ def run_starts(held, size):
 @jit
 def overwrite_lows(st, params, kind, size):
     """Bit ``low`` set when a (kind, low, size) meld may Overwrite the Central Meld: same kind,
-    same size, stronger; PGC Overwrite also any larger meld. Never onto 4+ cards."""
+    same size, stronger (singles and sets: the higher number; runs: the lower run, or the
+    higher with ``run_order = high``); PGC Overwrite also any larger meld. Never onto 4+."""
     c_size = st[S_C_SIZE]
     if c_size >= NO_OVERWRITE_FROM:
         return 0
