@@ -497,6 +497,21 @@ def with_cards(params) -> np.ndarray:
     return np.concatenate((params, card_tail()))
 
 
+class _ReportNotes:
+    """``REPORT_NOTES``: read when a report is written, so it names the card file in use."""
+
+    def __iter__(self):
+        data = cards()
+        notes = [f"daily-weather card data: {data['label'] or 'unlabelled'}"]
+        if data["standin"]:
+            notes.insert(0, "daily-weather: STAND-IN card data built from the component list, "
+                            "not the printed cards")
+        return iter(notes)
+
+
+REPORT_NOTES = _ReportNotes()
+
+
 def default_params() -> np.ndarray:
     return np.array([r.encode(r.default) for r in RULES], dtype=np.int64)
 

@@ -623,3 +623,8 @@ def test_solver_plays_the_line_it_found_and_starts_from_greedys_line():
         assert [expect[k] for k in keep] == one[g, keep].tolist(), g
     # a larger budget only replaces the line by a strictly better one
     assert (one[:, 2] <= solver[:12, 2]).all() and (one[:, 0] <= solver[:12, 0]).all()
+
+
+def test_report_notes_say_stand_in():
+    notes = list(dw.REPORT_NOTES)
+    assert "STAND-IN" in notes[0] and any("card data" in n for n in notes)
