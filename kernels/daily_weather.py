@@ -1269,97 +1269,39 @@ def face_cell(pos, r0, c0):
 
 
 @jit
-def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` for seat row 0 into ``out[row]``; record events when ``ev`` has rows."""
-    for j in range(out.shape[1]):
-        out[row, j] = 0
-    st = np.zeros(ST_LEN, dtype=np.int64)
-    top = np.empty(H * W, dtype=np.int64)
-    tm = np.zeros((N_TYPES, H), dtype=np.int64)
-    pat = np.zeros((N_SYMMETRIES, 2 * MAX_PATTERN), dtype=np.int64)
-    opts = np.empty(MAX_OPTIONS, dtype=np.int64)
-    wins = np.empty(MAX_OPTIONS, dtype=np.int64)
-    cand = np.zeros(H, dtype=np.int64)
-    undo = np.empty(FACE_CELLS + ST_LEN, dtype=np.int64)
-    rows = np.zeros(H, dtype=np.int64)
-    work = np.zeros((N_WORK, WORK_LEN), dtype=np.int64)
-    ok = np.zeros(N_REQ, dtype=np.int64)
-    plan = np.zeros(SOLVER_DEPTH, dtype=np.int64)
-    info = np.zeros(INFO_LEN, dtype=np.int64)
-    new_game(params, seed, g, st, top, tm, pat)
-    keys, ctrs = rng.new_streams(1)
-    keys[0] = rng.stream_key(seed, g, rng.SEAT, 0)
-    policy = seats[0, 0]
-    tracing = ev.shape[0] > 0
-    if tracing:
-        layout.record_event(ev, ev_n, E_SETUP, 0, params[R_MONTH], params[R_DAY],
-                            params[R_WEEKDAY], st[S_LABEL], st[S_MONTH_FACE], st[S_DATE_FACE],
-                            st[S_WEEK_FACE], st[S_DAY_FACE])
-        layout.record_event(ev, ev_n, E_LAYOUT, 0, st[S_PAT_SYM], st[S_SCORE_KIND],
-                            st[S_SCORE_SYM], st[S_POINTS], st[S_DATE_R] - st[S_MONTH_R],
-                            st[S_DATE_C] - st[S_MONTH_C],
-                            face_cell(st[S_MONTH_POS], st[S_MONTH_R], st[S_MONTH_C]),
-                            face_cell(st[S_DATE_POS], st[S_DATE_R], st[S_DATE_C]))
-        layout.record_event(ev, ev_n, E_DEAL, 0, st[S_DECK0], st[S_DECK0 + 1], st[S_DECK0 + 2],
-                            st[S_DECK0 + 3], st[S_DECK0 + 4], st[S_DECK0 + 5])
-    if policy == P_SOLVER:
-        budget = seats[0, 1] if seats[0, 1] > 0 else params[R_SOLVER_NODES]
-        solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok)
-        if tracing:
-            layout.record_event(ev, ev_n, E_SOLVER, 0, info[I_NODES], info[I_FOUND], info[I_COMPLETE], info[I_BEST] & KEY_FIELD)
-    turn = 0
-    failed_stuck = False
-    while not finished(st):
-        n = legal_placements(params, st, tm, opts, cand)
-        if n == 0:
-            st[S_STUCK] += 1
-            if tracing:
-                disc = -1
-                if params[R_STUCK] == STUCK_DISCARD:
-                    disc = st[S_HAND0] if st[S_HAND0] >= 0 else st[S_HAND1]
-                layout.record_event(ev, ev_n, E_STUCK, 0, st[S_HAND0], st[S_HAND1], disc)
-            if params[R_STUCK] == STUCK_DISCARD:
-                apply_option(params, st, top, tm, DISCARD, undo)
-                if policy == P_SOLVER and turn < info[I_PLAN_LEN] and plan[turn] == DISCARD:
-                    turn += 1
-                continue
-            failed_stuck = True
-            break
-        st[S_OPTIONS] += n
-        st[S_DECISIONS] += 1
-        if policy == P_RANDOM:
-            o = choose_random(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
-                              work, ok)
-        elif policy == P_GREEDY:
-            o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
-                              work, ok, True)
-        else:
-            if turn < info[I_PLAN_LEN]:
-                o = plan[turn]
-            else:
-                o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo,
-                                  rows, work, ok, False)
-        turn += 1
-        code = st[S_HAND0 + opt_slot(o)]
-        lab = labels_under(st, top, o)
-        cov = apply_option(params, st, top, tm, o, undo)
-        if tracing:
-            layout.record_event(ev, ev_n, E_PLACE, 0, code, opt_rot(o),
-                                opt_row(o) - st[S_MONTH_R], opt_col(o) - st[S_MONTH_C], cov, lab,
-                                n, opt_slot(o))
-    fails = end_checks(st, top, tm, pat, rows, work, ok)
-    win = 1 if (fails == 0 and not failed_stuck) else 0
-    m = measure(st, tm, rows, work)
-    score = m * st[S_POINTS] if win == 1 else 0
-    first_failed = -1
-    for i in range(N_REQ):
-        if ok[i] == 0 and first_failed < 0:
-            first_failed = i
-    if tracing:
-        layout.record_event(ev, ev_n, E_CHECK, 0, ok[REQ_DATE], ok[REQ_MONTH], ok[REQ_PATTERN],
-                            ok[REQ_CONNECTED], first_failed, st[S_FOREIGN])
-        layout.record_event(ev, ev_n, E_SCORE, 0, m, st[S_POINTS], score, win)
-        layout.record_event(ev, ev_n, E_RESULT, 0, win, score, st[S_PLACED])
+def choose_solver(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows, work, ok,
+                  plan, info, turn):
+    """The solver's next option: its plan; past the plan, greedy (ties to the first). With
+    take_win, a last placement that does not win is replaced by the best winning one."""
+    if turn >= info[I_PLAN_LEN]:
+        return choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                             work, ok, False)
+    o = plan[turn]
+    if params[R_TAKE_WIN] == 1 and cards_left(st) == 1 and \
+            not wins_now(params, st, top, tm, pat, o, undo, rows, work, ok):
+        if winning_options(params, st, top, tm, pat, opts, n, wins, undo, rows, work, ok) > 0:
+            return choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo,
+                                 rows, work, ok, False)
+    return o
+
+
+@jit
+def record_setup(ev, ev_n, params, st):
+    layout.record_event(ev, ev_n, E_SETUP, 0, params[R_MONTH], params[R_DAY],
+                        params[R_WEEKDAY], st[S_LABEL], st[S_MONTH_FACE], st[S_DATE_FACE],
+                        st[S_WEEK_FACE], st[S_DAY_FACE])
+    layout.record_event(ev, ev_n, E_LAYOUT, 0, st[S_PAT_SYM], st[S_SCORE_KIND],
+                        st[S_SCORE_SYM], st[S_POINTS], st[S_DATE_R] - st[S_MONTH_R],
+                        st[S_DATE_C] - st[S_MONTH_C],
+                        face_cell(st[S_MONTH_POS], st[S_MONTH_R], st[S_MONTH_C]),
+                        face_cell(st[S_DATE_POS], st[S_DATE_R], st[S_DATE_C]))
+    layout.record_event(ev, ev_n, E_DEAL, 0, st[S_DECK0], st[S_DECK0 + 1], st[S_DECK0 + 2],
+                        st[S_DECK0 + 3], st[S_DECK0 + 4], st[S_DECK0 + 5])
+
+
+@jit
+def write_row(out, row, st, tm, rows, ok, m, score, win, info):
+    """The result record of one game (every column; see kernels/layout.py and COUNTERS)."""
     S = N_SEATS
     out[row, 0] = score
     out[row, layout.col_place(S, 0)] = 1
@@ -1387,7 +1329,88 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     out[row, layout.col_counter(S, C_MEASURE)] = m
 
 
-_NO_EVENTS = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+@jit
+def play_one(params, seats, seed, g, out, row, ev, ev_n):
+    """Play game ``g`` for seat row 0 into ``out[row]``; record events when ``ev`` has rows."""
+    for j in range(out.shape[1]):
+        out[row, j] = 0
+    st = np.zeros(ST_LEN, dtype=np.int64)
+    top = np.empty(H * W, dtype=np.int64)
+    tm = np.zeros((N_TYPES, H), dtype=np.int64)
+    pat = np.zeros((N_SYMMETRIES, 2 * MAX_PATTERN), dtype=np.int64)
+    opts = np.empty(MAX_OPTIONS, dtype=np.int64)
+    wins = np.empty(MAX_OPTIONS, dtype=np.int64)
+    cand = np.zeros(H, dtype=np.int64)
+    undo = np.empty(FACE_CELLS + ST_LEN, dtype=np.int64)
+    rows = np.zeros(H, dtype=np.int64)
+    work = np.zeros((N_WORK, WORK_LEN), dtype=np.int64)
+    ok = np.zeros(N_REQ, dtype=np.int64)
+    plan = np.zeros(SOLVER_DEPTH, dtype=np.int64)
+    info = np.zeros(INFO_LEN, dtype=np.int64)
+    new_game(params, seed, g, st, top, tm, pat)
+    keys, ctrs = rng.new_streams(1)
+    keys[0] = rng.stream_key(seed, g, rng.SEAT, 0)
+    policy = seats[0, 0]
+    tracing = ev.shape[0] > 0
+    if tracing:
+        record_setup(ev, ev_n, params, st)
+    if policy == P_SOLVER:
+        budget = seats[0, 1] if seats[0, 1] > 0 else params[R_SOLVER_NODES]
+        solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok)
+        if tracing:
+            layout.record_event(ev, ev_n, E_SOLVER, 0, info[I_NODES], info[I_FOUND],
+                                info[I_COMPLETE], info[I_BEST] & KEY_FIELD)
+    turn = 0                      # choices made (placements and forced discards): plan index
+    failed_stuck = False
+    while not finished(st):
+        n = legal_placements(params, st, tm, opts, cand)
+        if n == 0:                # neither hand card can be placed: the stuck switch
+            st[S_STUCK] += 1
+            discard = params[R_STUCK] == STUCK_DISCARD
+            if tracing:
+                gone = -1
+                if discard:
+                    gone = st[S_HAND0] if st[S_HAND0] >= 0 else st[S_HAND1]
+                layout.record_event(ev, ev_n, E_STUCK, 0, st[S_HAND0], st[S_HAND1], gone)
+            if not discard:
+                failed_stuck = True
+                break
+            apply_option(params, st, top, tm, DISCARD, undo)
+            turn += 1
+            continue
+        st[S_OPTIONS] += n
+        st[S_DECISIONS] += 1
+        if policy == P_RANDOM:
+            o = choose_random(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                              work, ok)
+        elif policy == P_GREEDY:
+            o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                              work, ok, True)
+        else:
+            o = choose_solver(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                              work, ok, plan, info, turn)
+        turn += 1
+        code = st[S_HAND0 + opt_slot(o)]
+        lab = labels_under(st, top, o)
+        cov = apply_option(params, st, top, tm, o, undo)
+        if tracing:
+            layout.record_event(ev, ev_n, E_PLACE, 0, code, opt_rot(o),
+                                opt_row(o) - st[S_MONTH_R], opt_col(o) - st[S_MONTH_C], cov, lab,
+                                n, opt_slot(o))
+    fails = end_checks(st, top, tm, pat, rows, work, ok)
+    win = 1 if (fails == 0 and not failed_stuck) else 0
+    m = measure(st, tm, rows, work)
+    score = m * st[S_POINTS] if win == 1 else 0
+    if tracing:
+        first_failed = -1
+        for i in range(N_REQ - 1, -1, -1):
+            if ok[i] == 0:
+                first_failed = i
+        layout.record_event(ev, ev_n, E_CHECK, 0, ok[REQ_DATE], ok[REQ_MONTH], ok[REQ_PATTERN],
+                            ok[REQ_CONNECTED], first_failed, st[S_FOREIGN])
+        layout.record_event(ev, ev_n, E_SCORE, 0, m, st[S_POINTS], score, win)
+        layout.record_event(ev, ev_n, E_RESULT, 0, win, score, st[S_PLACED])
+    write_row(out, row, st, tm, rows, ok, m, score, win, info)
 
 
 @pjit
