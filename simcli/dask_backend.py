@@ -230,7 +230,11 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
         with _local_cluster(distributed, int(workers), threads_per_worker, quiet) as cluster:
             client = distributed.Client(cluster, set_as_default=False)
             try:
-                client.wait_for_workers(int(workers), timeout=max(timeout, 60.0))
+                try:
+                    client.wait_for_workers(int(workers), timeout=max(timeout, 60.0))
+                except (TimeoutError, OSError):
+                    raise SimError(f"the local Dask cluster did not start {workers} workers within "
+                                   f"{max(timeout, 60.0):g} s") from None
                 yield client
             finally:
                 client.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
 import sys
 import time
 
@@ -172,14 +173,53 @@ def test_unreachable_scheduler_is_one_line_naming_address_and_timeout():
     assert addr in msg and "1 s" in msg and "dask scheduler" in msg and f"dask worker {addr}" in msg
 
 
-def test_scheduler_without_workers_is_reported():
-    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None,
-                                  scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-                                  host="127.0.0.1") as cluster:
-        with pytest.raises(SimError, match="has no workers") as e:
-            with db.dask_client(scheduler=cluster.scheduler_address, timeout=0.5):
-                pass
-        assert cluster.scheduler_address in str(e.value)
+@pytest.fixture
+def bare_scheduler():
+    """A scheduler with no workers (in this process), for workers started by hand."""
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None,
+                                  scheduler_kwargs={"dashboard": False,
+                                                    "dashboard_address": "127.0.0.1:0"}) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_scheduler_without_workers_is_reported(bare_scheduler):
+    with pytest.raises(SimError, match="has no workers") as e:
+        with db.dask_client(scheduler=bare_scheduler, timeout=0.5):
+            pass
+    assert bare_scheduler in str(e.value) and "\n" not in str(e.value)
+
+
+STRIP = """
+import sys
+sys.path[:] = [p for p in sys.path if p not in ("", ".") and not (p.rstrip("/") == ROOT)]
+for m in [m for m in sys.modules if m.split(".")[0] in ("simcli", "kernels")]:
+    del sys.modules[m]
+"""
+
+
+def test_worker_lacking_the_package_is_named(bare_scheduler, tmp_path):
+    """A real `dask worker` process that cannot import simcli: the run stops before any work,
+    naming that worker and what to install."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(db.__file__)))
+    preload = tmp_path / "strip_simcli.py"
+    preload.write_text(f"ROOT = {root!r}\n" + STRIP)
+    log = open(tmp_path / "worker.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", bare_scheduler,
+                             "--nthreads", "1", "--no-nanny", "--no-dashboard", "--preload", str(preload)],
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        with pytest.raises(SimError) as e:
+            db.run_jobs_dask([cfg.resolve("forecasts-cubes")], 100, 1, scheduler=bare_scheduler,
+                             timeout=30, progress=False)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith("Dask worker tcp://127.0.0.1:") and "cannot import" in msg
+    assert "pip install" in msg and root in msg
 
 
 @pytest.mark.parametrize("kw,match", [
