@@ -203,8 +203,10 @@ def replay(rules, P, policies, seed, g):
             assert ref.out is not None
             pts = 0 if seat == ref.out else ref.left_points(seat)
             assert v[1] == pts
+            before = ref.scores[seat]
             ref.scores[seat] += pts
-            assert v[2] == ref.scores[seat]
+            assert v[2] == ref.scores[seat] >= before              # scores never fall
+            assert (pts == 0) == (seat == ref.out)                  # only the winner scores 0
     return out
 
 
