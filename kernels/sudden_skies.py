@@ -54,6 +54,14 @@ RULES = (
 P_RANDOM, P_HEURISTIC = 0, 1
 POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC}
 
+REPORT_NOTES = (
+    "sudden-skies score: 1 for the winner, 0 for everyone else (the rulebook names only a "
+    "winner; a design decision, see docs/games/sudden-skies.md).",
+    "sudden-skies timeouts include stalemates (draw pile and every hand empty; most random-play "
+    "games end so): the counters 'timeouts' (turn cap) and 'stalemates' tell them apart.",
+    "sudden-skies heuristic plays weather sparingly (a weather card costs a turn of tempo).",
+)
+
 # ---- constants ----------------------------------------------------------------------------
 MAX_PLAYERS = 4
 HAND_SIZE = 5
