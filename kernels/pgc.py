@@ -142,27 +142,27 @@ for _size in range(2, MAX_MELD + 1):
             RUN_STARTS[_size] |= 1 << _low
 
 
-@jit
+@jit(inline="always")
 def pack_action(typ, kind, low, size):
     return typ | (kind << 2) | (low << 4) | (size << 8)
 
 
-@jit
+@jit(inline="always")
 def act_type(a):
     return a & 3
 
 
-@jit
+@jit(inline="always")
 def act_kind(a):
     return (a >> 2) & 3
 
 
-@jit
+@jit(inline="always")
 def act_low(a):
     return (a >> 4) & 15
 
 
-@jit
+@jit(inline="always")
 def act_size(a):
     return a >> 8
 
@@ -322,7 +322,7 @@ def report_notes(players: int, params) -> dict:
 
 
 # ---- melds ---------------------------------------------------------------------------------
-@jit
+@jit(inline="always")
 def meld_count(kind, low, size, r):
     """Copies of rank ``r`` in the meld (kind, low, size)."""
     if kind == K_RUN:
@@ -330,19 +330,19 @@ def meld_count(kind, low, size, r):
     return size if r == low else 0
 
 
-@jit
+@jit(inline="always")
 def meld_top(kind, low, size):
     """Highest rank index in the meld."""
     return low + size - 1 if kind == K_RUN else low
 
 
-@jit
+@jit(inline="always")
 def full_set_size(st):
     """A set reaching this size (every copy in the deck: 4, or 5 at 5-6p) ends the trick."""
     return st[S_COPIES]
 
 
-@jit
+@jit(inline="always")
 def played_count(st, a, r):
     """Copies of rank ``r`` the action's player puts down."""
     kind = act_kind(a)
@@ -354,14 +354,14 @@ def played_count(st, a, r):
     return n
 
 
-@jit
+@jit(inline="always")
 def played_total(st, a):
     if act_type(a) == A_ADD:
         return act_size(a) - st[S_C_SIZE]
     return act_size(a)
 
 
-@jit
+@jit(inline="always")
 def puts_eight(st, a):
     """Does the play put a new 8 into the Central Meld (Rule of 8's)?"""
     kind = act_kind(a)
@@ -371,7 +371,7 @@ def puts_eight(st, a):
     return played_count(st, a, EIGHT) > 0
 
 
-@jit
+@jit(inline="always")
 def trick_end_cause(st, params, a):
     """Does the play ``a`` end the trick by itself (full set, full run, Rule of 8's)?"""
     typ = act_type(a)
@@ -390,7 +390,7 @@ def trick_end_cause(st, params, a):
 # ---- legal actions, in the canonical order the random policy draws from ----------------------
 # Order: Lead or Overwrite candidates, then Add candidates, then Pass. Within Lead, Overwrite
 # and Add, melds go by kind (single, set, run), then low rank ascending, then size ascending.
-@jit
+@jit(inline="always")
 def rank_masks(st, seat):
     """(held, pairs, triples): bit ``r`` set when ``seat`` holds >= 1, >= 2, >= 3 of rank r."""
     base = HAND + seat * N_RANKS
@@ -408,7 +408,7 @@ def rank_masks(st, seat):
     return m1, m2, m3
 
 
-@jit
+@jit(inline="always")
 def run_starts(held, size):
     """Bit ``low`` set when the run of ``size`` from ``low`` exists and is held."""
     m = RUN_STARTS[size]
@@ -417,7 +417,7 @@ def run_starts(held, size):
     return m
 
 
-@jit
+@jit(inline="always")
 def overwrite_lows(st, params, kind, size):
     """Bit ``low`` set when a (kind, low, size) meld may Overwrite the Central Meld: same kind,
     same size, stronger (singles and sets: the higher number; runs: the lower run, or the
@@ -435,7 +435,7 @@ def overwrite_lows(st, params, kind, size):
     return 0
 
 
-@jit
+@jit(inline="always")
 def emit(acts, n, typ, kind, m1, m2, m3):
     """Append (typ, kind, low, size) for every bit ``low`` of m<size>, low then size ascending."""
     u = m1 | m2 | m3
@@ -521,7 +521,7 @@ def legal_actions(st, params, acts):
 
 
 # ---- applying one action ---------------------------------------------------------------------
-@jit
+@jit(inline="always")
 def next_seat(st, params, seat):
     """The next seat clockwise that may act (skipping locked-out seats)."""
     P = st[S_PLAYERS]
@@ -547,7 +547,7 @@ def clear_trick(st, leader):
     st[S_TO_ACT] = leader
 
 
-@jit
+@jit(inline="always")
 def all_but_one_passed(st, params):
     P = st[S_PLAYERS]
     if params[R_PASS_LOCKS] != 0:
@@ -618,7 +618,7 @@ def apply_action(st, params, a):
     return cause
 
 
-@jit
+@jit(inline="always")
 def goes_out(st, a):
     """Does the play empty the player's last hand (ending the round)?"""
     seat = st[S_TO_ACT]
@@ -695,7 +695,7 @@ STRONG_RANK = 10        # 13, 14, 15: kept to win back the lead
 NEAR_OUT = 3            # with this few cards left after a play, strong cards may be spent
 
 
-@jit
+@jit(inline="always")
 def units_of(held):
     """Melds a hand roughly still needs: distinct numbers held minus pairs of consecutive
     numbers both held (``held`` = bit mask of ranks held)."""
