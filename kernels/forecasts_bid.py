@@ -727,8 +727,8 @@ for _s in range(4):
 
 @jit
 def estimate(hand):
-    """(estimated tricks, sure tricks): Q K A of Diamonds and side Aces are sure; low Diamonds
-    count one per two; side Kings with another card of their suit one per two."""
+    """(estimated half-tricks, sure tricks): Q K A of Diamonds and side Aces are sure tricks (two
+    halves each); a lower Diamond, or a side King with another card of its suit, is half a trick."""
     sure = popcount(hand & HIGH_TRUMP_MASK) + popcount(hand & ACE_MASK)
     low_trumps = popcount(hand & SUIT_MASK[DIAMONDS] & ~HIGH_TRUMP_MASK)
     kings = 0
@@ -737,14 +737,16 @@ def estimate(hand):
             k = hand & KING_MASK & SUIT_MASK[su]
             if k and popcount(hand & SUIT_MASK[su]) >= 2:
                 kings += 1
-    return sure + low_trumps // 2 + kings // 2, sure
+    return 2 * sure + low_trumps + kings, sure
 
 
 @jit
 def heuristic_bid(hand, top):
-    """Bid the estimate; an Extended bid (5, 7) only when all of it is sure tricks, else one less."""
-    est, sure = estimate(hand)
-    b = est if est < top else top
+    """Bid the estimate (half-tricks rounded up); an Extended bid (5, 7) only when all of it is
+    sure tricks ("firm"), else one less."""
+    halves, sure = estimate(hand)
+    b = (halves + 1) // 2
+    b = b if b < top else top
     if bid_class(b) == CLASS_EXTENDED and sure < b:
         b -= 1
     return b
@@ -836,10 +838,10 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
     if heur:
         st[S_DECISIONS] += 1
         if popcount(offered) > 1:
-            est, _ = estimate(st[S_HAND + s])
-            bid = st[S_BID + s]
-            if est != bid:
-                shed_strong = est > bid
+            halves, _ = estimate(st[S_HAND + s])
+            target = 2 * st[S_BID + s]
+            if halves != target:
+                shed_strong = halves > target
                 hand = st[S_HAND + s]
                 mk = st[S_MARKET]
                 if (offered >> A_BUY) & 1:

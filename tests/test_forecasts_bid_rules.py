@@ -438,15 +438,29 @@ def test_after_sudden_death_the_rival_is_checked_only_with_rival_check_final():
 
 # ---- heuristic pieces ----------------------------------------------------------------------------
 def test_heuristic_estimate_and_extended_only_when_firm():
-    # sure: AD KD QD AS AH = 5; low trumps 2D 3D -> 1; guarded side Kings KC(+2C) alone -> 0
+    # sure: AD KD QD AS AH = 5 (10 halves); 2D 3D: 2 halves; KC guarded by 2C: 1 half -> 13
     h = hand("AD", "KD", "QD", "AS", "AH", "2D", "3D", "KC", "2C", "4S")
-    assert fb.estimate(h) == (6, 5)
-    assert fb.heuristic_bid(h, 10) == 6
+    assert fb.estimate(h) == (13, 5)
+    assert fb.heuristic_bid(h, 10) == 6           # 6.5 rounds up to 7: Extended, not firm -> 6
     h5 = hand("AD", "KD", "QD", "AS", "AH", "4S", "5S", "6S", "7S", "8S")
-    assert fb.estimate(h5) == (5, 5) and fb.heuristic_bid(h5, 10) == 5     # firm: Extended
+    assert fb.estimate(h5) == (10, 5) and fb.heuristic_bid(h5, 10) == 5     # firm: Extended
     soft = hand("AD", "KD", "QD", "AS", "2D", "3D", "4S", "5S", "6S", "7S")
-    assert fb.estimate(soft) == (5, 4) and fb.heuristic_bid(soft, 10) == 4  # not firm: one less
+    assert fb.estimate(soft) == (10, 4) and fb.heuristic_bid(soft, 10) == 4  # not firm: one less
+    assert fb.estimate(hand("AS", "2D", "KH", "3C")) == (3, 1)              # lone KH: no half
+    assert fb.heuristic_bid(hand("AS", "2D", "KH", "3C"), 10) == 2
     assert fb.heuristic_bid(hand("2S", "3H", "4C", "5S"), 10) == 0         # Clear Skies
+
+
+def test_heuristic_draws_toward_a_half_trick_short_bid():
+    # AS + 2D = 3 halves, bid 2 (4 halves): short, an empty Market -> Draw 1, drop the weakest
+    st = market_state(3, ["9C", "5H"], [])
+    st[fb.S_HAND + 0] = hand("AS", "2D", "3H", "4H", "5S", "6S", "7S", "8S", "9S", "10S")
+    st[fb.S_BID + 0] = 2
+    st[fb.S_POLICY + 0] = fb.P_HEURISTIC
+    keys, ctrs = streams(4)
+    fb.market_turn(st, keys, ctrs, 0, NO_EV, NO_EV_N)
+    assert st[fb.S_HAND + 0] == hand("AS", "2D", "9C", "4H", "5S", "6S", "7S", "8S", "9S", "10S")
+    assert st[fb.S_MARKET] == hand("3H") and st[fb.S_SPEND + 0] == 2
 
 
 def test_heuristic_card_wins_until_the_bid_then_ducks():

@@ -101,12 +101,12 @@ def estimate(hand):
         if su * RANKS + 11 in in_suit and len(in_suit) >= 2:
             kings += 1
     sure = len(high_trumps) + len(aces)
-    return sure + len(low_trumps) // 2 + kings // 2, sure
+    return 2 * sure + len(low_trumps) + kings, sure      # in half-tricks
 
 
 def heuristic_bid(hand, top):
-    est, sure = estimate(hand)
-    b = min(est, top)
+    halves, sure = estimate(hand)
+    b = min((halves + 1) // 2, top)
     if b in (5, 7) and sure < b:
         b -= 1
     return b
@@ -282,9 +282,9 @@ class Game:
             self.decisions += 1
             action = "pass"
             if len(offered) > 1:
-                est, _ = estimate(hand)
-                if est != bid:
-                    shed_strong = est > bid
+                halves, _ = estimate(hand)
+                if halves != 2 * bid:
+                    shed_strong = halves > 2 * bid
                     if "buy" in offered:
                         if shed_strong:
                             c = min(market, key=strength)
