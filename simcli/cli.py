@@ -6,6 +6,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -90,6 +91,9 @@ UntilCiOpt = Annotated[Optional[float], typer.Option("--until-ci", min=1e-6, max
 OutOpt = Annotated[Optional[Path], typer.Option("--out", help="output folder (default reports/run-<time>)")]
 FormatOpt = Annotated[str, typer.Option("--format", help="parquet | csv")]
 ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, help="games per chunk")]
+BackendOpt = Annotated[str, typer.Option("--backend", help="local | dask")]
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="with --backend dask: tcp://HOST:PORT of a running scheduler")]
+WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="with --backend dask: start a local cluster of N worker processes")]
 HtmlOpt = Annotated[bool, typer.Option("--html", help="also write report.html (self-contained, with plots)")]
 
 
@@ -101,7 +105,8 @@ def run_cmd(
     threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     per_game: Annotated[bool, typer.Option("--per-game", help="also write one row per game (streamed)")] = False,
     chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
-    html: HtmlOpt = False, no_progress: NoProgressOpt = False,
+    html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite)."""
     if game is None:
@@ -109,22 +114,64 @@ def run_cmd(
             raise SimError("--variant/--players/--policy/--seats/--rule need a GAME; "
                            "without one, simcli run plays the default suite (configs/suite.toml)")
         jobs, suite_games, suite_seed = cfg.suite_jobs()
-        games = games or suite_games
+        games = [games] * len(jobs) if games else suite_games
         seed = suite_seed if seed is None else seed
     else:
         jobs = _resolve_jobs(game, variant, players, policy, seats, rule)
         games = games or DEFAULT_GAMES
         seed = DEFAULT_SEED if seed is None else seed
     execute(jobs, games, seed, threads, chunk, out, fmt, per_game, show_progress(no_progress),
-            rotate, until_ci, html=html)
+            rotate, until_ci, html=html, backend=Backend(backend, scheduler, workers))
+
+
+@dataclass
+class Backend:
+    name: str = "local"
+    scheduler: Optional[str] = None
+    workers: Optional[int] = None
+
+    def validate(self, per_game: bool = False) -> None:
+        if self.name not in ("local", "dask"):
+            raise SimError(f"unknown --backend {self.name!r}; valid backends: local, dask")
+        if self.name == "local" and (self.scheduler or self.workers):
+            raise SimError("--scheduler and --workers need --backend dask")
+        if self.name == "dask" and per_game:
+            raise SimError("--per-game is not available with --backend dask")
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "scheduler": self.scheduler, "workers": self.workers}
+
+
+def simulate(jobs, games, seed, threads, chunk, progress, backend: Backend, per_game=None,
+             rotate=False, until_ci=None):
+    """Run jobs on the chosen backend; ``games`` is one count or one per job."""
+    from . import runner
+    counts = games if isinstance(games, list) else [games] * len(jobs)
+    results = [None] * len(jobs)
+    for n in dict.fromkeys(counts):
+        idx = [i for i, c in enumerate(counts) if c == n]
+        group = [jobs[i] for i in idx]
+        if backend.name == "dask":
+            from .dask_backend import run_jobs_dask
+            res = run_jobs_dask(group, n, seed, chunk, scheduler=backend.scheduler, workers=backend.workers,
+                                progress=progress, rotate=rotate, until_ci=until_ci)
+        else:
+            writers = [per_game[i] for i in idx] if per_game is not None else None
+            res = runner.run_jobs(group, n, seed, threads, chunk, progress, writers, rotate=rotate,
+                                  until_ci=until_ci)
+        for i, r in zip(idx, res):
+            results[i] = r
+    return results
 
 
 def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rotate=False,
-            until_ci=None, extra_meta=None, html=False):
+            until_ci=None, extra_meta=None, html=False, backend: Backend | None = None):
     """Shared by run and sweep: validate the output, simulate, print, write atomically."""
     from . import export, report, runner
     if fmt not in export.FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
+    backend = backend or Backend()
+    backend.validate(per_game)
     if per_game and rotate:
         raise SimError("--per-game and --rotate cannot be combined (per-game rows are per seating)")
     out = out or export.default_out()
@@ -136,8 +183,8 @@ def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rot
         writers = [runner.PerGameWriter(out / f"{n}.{fmt}", fmt) for n in names]
     t0 = time.time()
     try:
-        results = runner.run_jobs(jobs, games, seed, threads, chunk, progress, writers,
-                                  rotate=rotate, until_ci=until_ci)
+        results = simulate(jobs, games, seed, threads, chunk, progress, backend, writers,
+                           rotate=rotate, until_ci=until_ci)
     except BaseException:
         for w in writers or []:
             w.discard()
@@ -145,15 +192,16 @@ def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rot
     tables = report.build_tables(results)
     wall = time.time() - t0
     meta = run_meta(results, seed, games, threads, chunk, wall)
-    meta.update({"rotate": rotate, "until_ci": until_ci})
+    meta.update({"rotate": rotate, "until_ci": until_ci, **backend.describe()})
     meta.update(extra_meta or {})
     export.print_tables(tables, typer.echo)
     for line in report.skill_gaps(tables):
         typer.echo(line)
     if until_ci is not None:
-        for r in results:
+        for i, r in enumerate(results):
+            cap = games[i] if isinstance(games, list) else games
             typer.echo(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than {until_ci}"
-                       + ("" if r.games < games else " (capped by --games)"))
+                       + ("" if r.games < cap else " (capped by --games)"))
     paths = export.write_tables(tables, out, fmt, meta)
     for w in writers or []:
         w.close()
@@ -170,7 +218,8 @@ def sweep_cmd(
     games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per grid point (default: the file's, else 20000)")] = None,
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
-    html: HtmlOpt = False, no_progress: NoProgressOpt = False,
+    html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from .sweep import load_sweep
@@ -178,7 +227,8 @@ def sweep_cmd(
     games = games or settings["games"] or 20000
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
     execute(jobs, games, seed, threads, chunk, out, fmt, False, show_progress(no_progress),
-            rotate or settings["rotate"], until_ci, {"axes": axes, "sweep_file": str(file)}, html=html)
+            rotate or settings["rotate"], until_ci, {"axes": axes, "sweep_file": str(file)}, html=html,
+            backend=Backend(backend, scheduler, workers))
 
 
 @app.command("report")
@@ -200,10 +250,13 @@ def check_cmd(
     baseline: Annotated[Path, typer.Option("--baseline", help="baseline folder")] = Path("reports/baseline"),
     expectations: Annotated[Optional[Path], typer.Option("--expectations", help="designer expectations (default configs/expectations.toml)")] = None,
     alpha: Annotated[Optional[float], typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate")] = None,
-    threads: ThreadsOpt = None, no_progress: NoProgressOpt = False,
+    threads: ThreadsOpt = None, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
-    from . import check, report, runner
+    from . import check, report
+    be = Backend(backend, scheduler, workers)
+    be.validate()
     conf = check.load_check_config(config_file)
     games = games or conf.games
     alpha = alpha or conf.alpha
@@ -213,7 +266,7 @@ def check_cmd(
         export.prepare_out(baseline)
     elif not (baseline / "variants.parquet").is_file():
         raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
-    results = runner.run_jobs(conf.jobs, games, seed, threads, progress=show_progress(no_progress))
+    results = simulate(conf.jobs, games, seed, threads, 1 << 16, show_progress(no_progress), be)
     tables = report.build_tables(results)
     if update:
         conf.games = games
@@ -241,6 +294,7 @@ def ladder_cmd(
     budgets: Annotated[str, typer.Option("--budgets", help="mc budgets, doubling")] = "4,8,16,32,64",
     rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
+    backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False,
 ) -> None:
     """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
@@ -250,8 +304,10 @@ def ladder_cmd(
     out = out or export.default_out()
     export.prepare_out(out)
     t0 = time.time()
-    results = runner.run_jobs([j for _, _, j in pairs], games, seed, threads, progress=show_progress(no_progress),
-                              rotate=True)
+    be = Backend(backend, scheduler, workers)
+    be.validate()
+    results = simulate([j for _, _, j in pairs], games, seed, threads, runner.DEFAULT_CHUNK,
+                       show_progress(no_progress), be, rotate=True)
     tables = report.build_tables(results)
     table = ladder.ladder_table(results, pairs)
     tables["ladder"] = table

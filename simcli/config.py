@@ -207,8 +207,13 @@ def expand(game: str, variant: str | None, players: int | None, **kw) -> list[Jo
     return [resolve(game, variant, players, **kw)]
 
 
-def jobs_from_entries(entries: list[dict], where: str) -> list[Job]:
-    """Expand [[job]] tables (game; optional variants, players, policy, seats, rules)."""
+def jobs_from_entries(entries: list[dict], where: str, default_games: int | None = None,
+                      counts: list | None = None) -> list[Job]:
+    """Expand [[job]] tables (game; optional variants, players, policy, seats, rules, games).
+
+    When ``counts`` is given, each job's game count (the entry's ``games`` or
+    ``default_games``) is appended to it.
+    """
     jobs = []
     available = known_games()
     for entry in entries:
@@ -225,12 +230,15 @@ def jobs_from_entries(entries: list[dict], where: str) -> list[Job]:
                 if p in variants[v]["players"]:
                     jobs.append(resolve(game, v, p, policy=entry.get("policy"), seats=entry.get("seats"),
                                         rules=entry.get("rules")))
+                    if counts is not None:
+                        counts.append(int(entry.get("games", default_games)))
     return jobs
 
 
-def suite_jobs(path: Path | None = None) -> tuple[list[Job], int, int]:
-    """The default suite: (jobs, games per job, seed)."""
+def suite_jobs(path: Path | None = None) -> tuple[list[Job], list[int], int]:
+    """The default suite: (jobs, games for each job, seed)."""
     path = path or configs_dir() / "suite.toml"
     data = load_toml(path)
-    jobs = jobs_from_entries(data.get("job", []), str(path))
-    return jobs, int(data.get("games", 10000)), int(data.get("seed", 0))
+    counts: list[int] = []
+    jobs = jobs_from_entries(data.get("job", []), str(path), int(data.get("games", 10000)), counts)
+    return jobs, counts, int(data.get("seed", 0))

@@ -161,3 +161,26 @@ def test_report_command_and_html_flag_write_one_self_contained_page(tmp_path):
     assert r.exit_code == 0 and (tmp_path / "again.html").is_file()
     r = invoke("report", str(tmp_path / "missing"))
     assert r.exit_code == 2 and "does not exist" in r.output
+
+
+def test_dask_backend_from_the_command_line_matches_local(tmp_path):
+    outs = {}
+    for name, extra in (("local", []), ("dask", ["--backend", "dask", "--workers", "2"])):
+        outs[name] = tmp_path / name
+        r = invoke("run", GAME, "--games", "3000", "--chunk", "700", "--out", str(outs[name]), "--no-progress", *extra)
+        assert r.exit_code == 0, r.output
+    for t in ("seats", "variants", "scores", "lengths", "counters"):
+        a = pl.read_parquet(outs["local"] / f"{t}.parquet").drop("wall_s", strict=False)
+        b = pl.read_parquet(outs["dask"] / f"{t}.parquet").drop("wall_s", strict=False)
+        assert a.equals(b), t
+    assert json.loads((outs["dask"] / "meta.json").read_text())["backend"] == "dask"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--workers", "2"], "need --backend dask"),
+    (["--backend", "spark"], "valid backends: local, dask"),
+    (["--backend", "dask", "--workers", "2", "--per-game"], "--per-game is not available"),
+])
+def test_backend_option_errors(tmp_path, args, needle):
+    r = invoke("run", GAME, "--games", "10", "--out", str(tmp_path / "o"), *args)
+    assert r.exit_code == 2 and needle in r.output and len(r.output.strip().splitlines()) == 1
