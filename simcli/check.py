@@ -36,16 +36,19 @@ class CheckConfig:
     baseline_seed: int
     check_seed: int
     alpha: float
+    counts: list  # games for each job
 
 
 def load_check_config(path: Path | None = None) -> CheckConfig:
     path = Path(path) if path else cfg.configs_dir() / "check.toml"
     data = cfg.load_toml(path)
-    jobs = cfg.jobs_from_entries(data.get("job", []), str(path))
+    games = int(data.get("games", 20000))
+    counts: list[int] = []
+    jobs = cfg.jobs_from_entries(data.get("job", []), str(path), games, counts)
     if not jobs:
         raise SimError(f"check config {path} lists no jobs")
-    return CheckConfig(jobs, int(data.get("games", 20000)), int(data.get("baseline_seed", 1)),
-                       int(data.get("check_seed", 2)), float(data.get("alpha", 0.01)))
+    return CheckConfig(jobs, games, int(data.get("baseline_seed", 1)), int(data.get("check_seed", 2)),
+                       float(data.get("alpha", 0.01)), counts)
 
 
 def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
@@ -206,6 +209,6 @@ def summary_lines(moved: pl.DataFrame, failed: list[dict]) -> list[str]:
 
 
 def meta_for(conf: CheckConfig, seed: int) -> dict:
-    return {"purpose": "balance baseline", "seed": seed, "games": conf.games, "alpha": conf.alpha,
+    return {"purpose": "balance baseline", "seed": seed, "games": conf.counts, "alpha": conf.alpha,
             "jobs": [{"game": j.game, "version": j.module.VERSION, "variant": j.variant, "players": j.players,
                       "policies": j.policies, "rules": j.rules, "labels": j.labels} for j in conf.jobs]}

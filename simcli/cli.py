@@ -258,7 +258,7 @@ def check_cmd(
     be = Backend(backend, scheduler, workers)
     be.validate()
     conf = check.load_check_config(config_file)
-    games = games or conf.games
+    counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
     seed = conf.baseline_seed if update else conf.check_seed
     if update:
@@ -266,18 +266,18 @@ def check_cmd(
         export.prepare_out(baseline)
     elif not (baseline / "variants.parquet").is_file():
         raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
-    results = simulate(conf.jobs, games, seed, threads, 1 << 16, show_progress(no_progress), be)
+    results = simulate(conf.jobs, counts, seed, threads, 1 << 16, show_progress(no_progress), be)
     tables = report.build_tables(results)
     if update:
-        conf.games = games
+        conf.counts = counts
         check.write_baseline(tables, baseline, check.meta_for(conf, seed))
-        typer.echo(f"baseline of {len(conf.jobs)} jobs x {games} games written to {baseline}")
+        typer.echo(f"baseline of {len(conf.jobs)} jobs ({sum(counts)} games) written to {baseline}")
         return
     base = check.read_tables(baseline)
     result = check.compare(base, tables, alpha)
     moved = result.filter(pl_col_true("moved")) if result.height else result
     failed = [e for e in check.check_expectations(tables, check.load_expectations(expectations)) if not e["ok"]]
-    typer.echo(f"checked {len(conf.jobs)} jobs x {games} games against {baseline}: "
+    typer.echo(f"checked {len(conf.jobs)} jobs ({sum(counts)} games) against {baseline}: "
                f"{result.height} tests, Holm-Bonferroni at alpha = {alpha}")
     for line in check.summary_lines(moved, failed):
         typer.echo(line)
