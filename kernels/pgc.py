@@ -570,39 +570,52 @@ def pick_up_reserve(st, seat):
 
 
 @jit
-def apply_action(st, params, a):
-    """The seat to act takes action ``a``. Returns the trick-end cause (T_ON if the trick goes
-    on). Going out sets ``st[S_OUT]``; a 2p player emptying the first hand picks up the second."""
+def apply_pass(st, params):
+    """Pass: locked out until the trick ends (``pass_locks_out``); when all but one player
+    have passed, the trick ends and the last player to have played leads."""
     seat = st[S_TO_ACT]
-    if act_type(a) == A_PASS:
-        if st[PASSED + seat] == 0:
-            st[PASSED + seat] = 1
-            st[S_N_PASSED] += 1
-        st[S_PASS_RUN] += 1
-        if all_but_one_passed(st, params):
-            clear_trick(st, st[S_LAST])
-            return T_PASSES
-        st[S_TO_ACT] = next_seat(st, params, seat)
-        return T_ON
-    cause = trick_end_cause(st, params, a)     # read before the Central Meld changes
+    if st[PASSED + seat] == 0:
+        st[PASSED + seat] = 1
+        st[S_N_PASSED] += 1
+    st[S_PASS_RUN] += 1
+    if all_but_one_passed(st, params):
+        clear_trick(st, st[S_LAST])
+        return T_PASSES
+    st[S_TO_ACT] = next_seat(st, params, seat)
+    return T_ON
+
+
+@jit
+def take_played_cards(st, seat, a):
+    """Remove the cards the play puts down from ``seat``'s hand."""
     base = HAND + seat * N_RANKS
     kind = act_kind(a)
     low = act_low(a)
-    size = act_size(a)
     shed = played_total(st, a)
     if kind == K_RUN:
         # every rank of the new run not already in the Central Meld (a run or a single)
-        c_low = st[S_C_LOW] if act_type(a) == A_ADD else N_RANKS
-        c_top = meld_top(st[S_C_KIND], c_low, st[S_C_SIZE]) if act_type(a) == A_ADD else -1
-        for r in range(low, low + size):
+        is_add = act_type(a) == A_ADD
+        c_low = st[S_C_LOW] if is_add else N_RANKS
+        c_top = meld_top(st[S_C_KIND], c_low, st[S_C_SIZE]) if is_add else -1
+        for r in range(low, low + act_size(a)):
             if r < c_low or r > c_top:
                 st[base + r] -= 1
     else:
         st[base + low] -= shed
     st[N_HELD + seat] -= shed
-    st[S_C_KIND] = kind
-    st[S_C_LOW] = low
-    st[S_C_SIZE] = size
+
+
+@jit
+def apply_play(st, params, a):
+    """Lead, Overwrite or Add: the cards go to the Central Meld. A play that completes a set
+    or run or puts down an 8 ends the trick and its player leads next; emptying the last hand
+    ends the round (2p: emptying the first hand picks up the second at once)."""
+    seat = st[S_TO_ACT]
+    cause = trick_end_cause(st, params, a)     # read before the Central Meld changes
+    take_played_cards(st, seat, a)
+    st[S_C_KIND] = act_kind(a)
+    st[S_C_LOW] = act_low(a)
+    st[S_C_SIZE] = act_size(a)
     st[S_LAST] = seat
     st[S_PASS_RUN] = 0
     if st[N_HELD + seat] == 0:
@@ -616,6 +629,15 @@ def apply_action(st, params, a):
     else:
         st[S_TO_ACT] = next_seat(st, params, seat)
     return cause
+
+
+@jit
+def apply_action(st, params, a):
+    """The seat to act takes action ``a``. Returns the trick-end cause (T_ON if the trick goes
+    on); going out sets ``st[S_OUT]``."""
+    if act_type(a) == A_PASS:
+        return apply_pass(st, params)
+    return apply_play(st, params, a)
 
 
 @jit(inline="always")
