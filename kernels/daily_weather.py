@@ -1058,6 +1058,22 @@ def end_checks(st, top, tm, pat, rows, work, ok):
 
 
 @jit
+def map_wins(st, top, tm, pat, rows, work, known_connected):
+    """All four end requirements, cheapest first, stopping at the first that fails.
+    ``known_connected``: the map is connected already (a placement, which overlaps the map
+    with a connected 2x3 block, keeps it so)."""
+    if st[S_FOREIGN] != 0:              # other month/date cells visible (requirements 1, 2)
+        return False
+    symbol_rows(tm, st[S_PAT_SYM], rows)
+    if not pattern_present(rows, st, pat):
+        return False
+    if known_connected:
+        return True
+    occupied_rows(tm, rows)
+    return components(rows, work[0], work[1], work[3]) == 1
+
+
+@jit
 def finished(st):
     return cards_left(st) == 0
 
@@ -1082,12 +1098,12 @@ def progress_key(st, top, tm, pat, rows, work, ok, complete):
 
 
 @jit
-def wins_now(params, st, top, tm, pat, o, undo, rows, work, ok):
+def wins_now(params, st, top, tm, pat, o, undo, rows, work, ok, known_connected=False):
     """Would placement ``o`` end the game with a winning map?"""
     if labels_under(st, top, o) != st[S_FOREIGN]:
         return False
     apply_option(params, st, top, tm, o, undo)
-    won = finished(st) and end_checks(st, top, tm, pat, rows, work, ok) == 0
+    won = finished(st) and map_wins(st, top, tm, pat, rows, work, known_connected)
     undo_option(params, st, top, tm, o, undo)
     return won
 
@@ -1097,9 +1113,11 @@ def winning_options(params, st, top, tm, pat, opts, n, wins, undo, rows, work, o
     """The options (in order) that end the game on a winning map; only the last card can."""
     if cards_left(st) != 1:
         return 0
+    occupied_rows(tm, rows)
+    connected = components(rows, work[0], work[1], work[3]) == 1
     k = 0
     for i in range(n):
-        if wins_now(params, st, top, tm, pat, opts[i], undo, rows, work, ok):
+        if wins_now(params, st, top, tm, pat, opts[i], undo, rows, work, ok, connected):
             wins[k] = opts[i]
             k += 1
     return k
