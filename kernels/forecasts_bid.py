@@ -26,7 +26,7 @@ from . import layout, rng
 from ._jit import jit, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import Counter, Event, Rule
@@ -258,38 +258,6 @@ def length_range(players: int, params) -> tuple[int, int]:
 def check(players: int, params) -> None:
     if players not in PLAYER_COUNTS:
         raise ValueError(f"forecasts-bid plays 2 (Rival Station), 3 or 4 players, not {players}")
-
-
-# ---- choosing the k-th card of a mask ---------------------------------------------------------
-# A random player's choice "the k-th lowest card of a mask" is the hottest operation of random
-# play; cards.nth_bit clears k low bits one by one (a data-dependent loop: ~40 ns with its branch
-# misses). Here: count the cards of the first three suits, pick the suit without branches, then
-# read the position inside that suit's 13 bits from a table (SELECT13[m * 13 + k] = the k-th set
-# bit of the 13-bit suit pattern m).
-_select13 = np.zeros((1 << N_RANKS) * N_RANKS, dtype=np.int8)
-for _m in range(1 << N_RANKS):
-    _k = 0
-    for _b in range(N_RANKS):
-        if (_m >> _b) & 1:
-            _select13[_m * N_RANKS + _k] = _b
-            _k += 1
-SELECT13 = _select13
-SUIT_BITS = np.int64((1 << N_RANKS) - 1)
-
-
-@jit
-def select_card(mask, k):
-    """The k-th lowest card (0-based) of ``mask``; ``0 <= k < popcount(mask)``."""
-    c0 = popcount(mask & SUIT_BITS)
-    c1 = popcount((mask >> N_RANKS) & SUIT_BITS)
-    c2 = popcount((mask >> (2 * N_RANKS)) & SUIT_BITS)
-    a0 = np.int64(k >= c0)
-    a1 = np.int64(k >= c0 + c1)
-    a2 = np.int64(k >= c0 + c1 + c2)
-    su = a0 + a1 + a2
-    k -= c0 * a0 + c1 * a1 + c2 * a2
-    m = (mask >> (N_RANKS * su)) & SUIT_BITS
-    return N_RANKS * su + np.int64(SELECT13[m * N_RANKS + k])
 
 
 # ---- small rules helpers ---------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ._jit import jit, pjit
 # (inline='always'): measured 13% faster play than leaving the calls to LLVM.
 from .cards import (
     HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import Counter, Event, Rule
@@ -343,7 +343,7 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
                 c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s])
             else:
                 n = popcount(legal)
-                c = nth_bit(legal, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(legal)
+                c = select_card(legal, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(legal)
             hands[s] &= ~(np.int64(1) << c)
             played[s] = c
             plays += 1
@@ -490,6 +490,22 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
     return best
 
 
+@jit
+def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
+             played, voids, round_played, seats, keys, ctrs, options, mcstat):
+    """A search seat's cube move, as size * 2 + option (kept out of line: the hot loop stays lean)."""
+    n = 0
+    for size in range(1, 3):
+        m = singles if size == 1 else doubles
+        for option in range(2):
+            if (m >> option) & 1:
+                options[n] = size * 2 + option
+                n += 1
+    return options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
+                              t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
+                              seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat)]
+
+
 # ---- one game --------------------------------------------------------------------------------
 @jit
 def play_one(params, seats, seed, g, out, row, ev, ev_n):
@@ -503,9 +519,12 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     # stream slots: 0..P-1 the seats' decisions, P the current round's deal, P+1+s seat s's search
     keys = np.empty(2 * P + 1, dtype=np.uint64)
     ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    any_mc = False
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
-        keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+        if seats[s, 0] == P_MC:
+            any_mc = True
+            keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
     voids = np.zeros(P, dtype=np.int64)         # suits each seat has shown void in this round
     round_played = np.zeros(P, dtype=np.int64)  # cards each seat has played this round
     mcstat = np.zeros(2, dtype=np.int64)        # rollouts, rollout card plays
@@ -582,12 +601,13 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
                                            P + 1 + s, mcstat)]
                 else:
                     n = popcount(legal)
-                    c = nth_bit(legal, rng.below(keys, ctrs, s, n)) if n > 1 else lowest_bit(legal)
+                    c = select_card(legal, rng.below(keys, ctrs, s, n)) if n > 1 else lowest_bit(legal)
                 decisions += 1
-                if k > 0 and c // N_RANKS != led_suit:
-                    voids[s] |= 1 << led_suit
+                if any_mc:  # what a search seat may know: shown voids, cards played this round
+                    if k > 0 and c // N_RANKS != led_suit:
+                        voids[s] |= 1 << led_suit
+                    round_played[s] |= np.int64(1) << c
                 hands[s] &= ~(np.int64(1) << c)
-                round_played[s] |= np.int64(1) << c
                 played[s] = c
                 if k == 0:
                     led_suit = c // N_RANKS
@@ -648,16 +668,8 @@ def _winner_moves(seats, keys, ctrs, w, red, cubes, forecast, adv_left, used_adv
     doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
     decisions = 0
     if seats[w, 0] == P_MC and popcount(singles) + popcount(doubles) > 1:
-        n = 0
-        for size in range(1, 3):
-            m = singles if size == 1 else doubles
-            for option in range(2):
-                if (m >> option) & 1:
-                    options[n] = size * 2 + option
-                    n += 1
-        pick = options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
-                                  t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
-                                  seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat)]
+        pick = _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t,
+                        n_tricks, played, voids, round_played, seats, keys, ctrs, options, mcstat)
         size = pick // 2
         option = pick % 2
     else:

@@ -22,3 +22,10 @@ def test_card_names_round_trip():
     assert cards.parse_card("AC") == 3 * 13 + 12
     for c in range(52):
         assert cards.parse_card(cards.card_name(c)) == c
+
+
+@given(st.integers(min_value=1, max_value=(1 << 52) - 1), st.integers(min_value=0, max_value=51))
+def test_select_card_is_the_kth_lowest_card(mask, k):
+    bits = [i for i in range(52) if (mask >> i) & 1]
+    k %= len(bits)
+    assert cards.select_card(mask, k) == bits[k] == cards.nth_bit(mask, k)
