@@ -62,30 +62,10 @@ RULES = (
 P_RANDOM, P_HEURISTIC, P_RIVAL = 0, 1, 2
 
 
-class _Policies(dict):
-    """Policy name -> code. The Rival's automaton ``rival`` is looked up by name only (for the
-    Rival's seat row, ``extra_seats``); iterating lists the policies a player seat may take, so
-    a player seat can never be given the Rival's code (the kernel recognises the Rival Station
-    by that code in the third seat row, so a 3-player game with it there would be misread)."""
-
-    def __iter__(self):
-        return (k for k in dict.__iter__(self) if k in PLAYER_POLICIES)
-
-    def keys(self):
-        return list(iter(self))
-
-    def items(self):
-        return [(k, self[k]) for k in self]
-
-    def values(self):
-        return [self[k] for k in self]
-
-    def __len__(self):
-        return len(PLAYER_POLICIES)
-
-
-PLAYER_POLICIES = ("random", "heuristic")
-POLICIES = _Policies(random=P_RANDOM, heuristic=P_HEURISTIC, rival=P_RIVAL)
+# ``rival`` is the Rival's automaton: only for the Rival's own seat row (``extra_seats``), never
+# for a player seat (the kernel recognises the Rival Station by that code in the third seat row).
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL}
+FIXED_POLICIES = ("rival",)
 
 # ---- the game's numbers (rulebook sections 3-6) ---------------------------------------------
 MAX_SEATS = 4

@@ -66,7 +66,7 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
                              "description": d.get("description", "")} for v, d in variants.items()},
             "rules": [{"name": r.name, "default": r.default, "domain": r.domain(), "help": r.help}
                       for r in mod.RULES],
-            "policies": [p for p in mod.POLICIES],
+            "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
         })
     if as_json:
         typer.echo(json.dumps(info, indent=2))

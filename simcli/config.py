@@ -58,7 +58,8 @@ def variants_of(game: str) -> tuple[str, dict]:
 
 
 def user_policies(mod, players: int, params) -> dict[str, int]:
-    fixed = set(mod.extra_seats(players, params))
+    """Policies a player seat may take: all but automata reserved for fixed seats."""
+    fixed = set(getattr(mod, "FIXED_POLICIES", ())) | set(mod.extra_seats(players, params))
     return {k: v for k, v in mod.POLICIES.items() if k not in fixed}
 
 
