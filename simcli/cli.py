@@ -106,7 +106,12 @@ def run_cmd(
     per_game: Annotated[bool, typer.Option("--per-game", help="also write one row per game (streamed)")] = False,
     chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
-    workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
+    workers: WorkersOpt = None,
+    year: Annotated[Optional[int], typer.Option("--year", help="daily-weather: every date of this year (default: this year)")] = None,
+    date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: one date, YYYY-MM-DD")] = None,
+    birthday: Annotated[Optional[str], typer.Option("--birthday", help="daily-weather: a birthday holiday, MM-DD")] = None,
+    cards: Annotated[Optional[Path], typer.Option("--cards", help="daily-weather: card data file (default: the shipped stand-in set)")] = None,
+    no_progress: NoProgressOpt = False,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite)."""
     if game is None:
@@ -116,7 +121,14 @@ def run_cmd(
         jobs, suite_games, suite_seed = cfg.suite_jobs()
         games = [games] * len(jobs) if games else suite_games
         seed = suite_seed if seed is None else seed
+    elif game == "daily-weather":
+        from . import daily
+        return daily.run_calendar(execute, variant, players, policy, seats, rule, games, seed, threads,
+                                  chunk, out, fmt, per_game, show_progress(no_progress), html,
+                                  Backend(backend, scheduler, workers), year, date, birthday, cards)
     else:
+        if any(x is not None for x in (year, date, birthday, cards)):
+            raise SimError("--year, --date, --birthday and --cards are for daily-weather only")
         jobs = _resolve_jobs(game, variant, players, policy, seats, rule)
         games = games or DEFAULT_GAMES
         seed = DEFAULT_SEED if seed is None else seed
@@ -165,8 +177,13 @@ def simulate(jobs, games, seed, threads, chunk, progress, backend: Backend, per_
 
 
 def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rotate=False,
-            until_ci=None, extra_meta=None, html=False, backend: Backend | None = None):
-    """Shared by run and sweep: validate the output, simulate, print, write atomically."""
+            until_ci=None, extra_meta=None, html=False, backend: Backend | None = None,
+            post=None):
+    """Shared by run, sweep and year runs: validate the output, simulate, print, write atomically.
+
+    ``post(tables)``, when given, returns (extra tables, extra files, lines to print) and
+    replaces the standard printed summary (year runs print their own).
+    """
     from . import export, report, runner
     if fmt not in export.FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
@@ -194,7 +211,14 @@ def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rot
     meta = run_meta(results, seed, games, threads, chunk, wall)
     meta.update({"rotate": rotate, "until_ci": until_ci, **backend.describe()})
     meta.update(extra_meta or {})
-    export.print_tables(tables, typer.echo)
+    files = {}
+    if post is not None:
+        extra_tables, files, lines = post(tables)
+        tables.update(extra_tables)
+        for line in lines:
+            typer.echo(line)
+    else:
+        export.print_tables(tables, typer.echo)
     for line in report.skill_gaps(tables):
         typer.echo(line)
     if until_ci is not None:
@@ -202,7 +226,7 @@ def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rot
             cap = games[i] if isinstance(games, list) else games
             typer.echo(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than {until_ci}"
                        + ("" if r.games < cap else " (capped by --games)"))
-    paths = export.write_tables(tables, out, fmt, meta)
+    paths = export.write_tables(tables, out, fmt, meta, files)
     for w in writers or []:
         w.close()
     if html:

@@ -122,6 +122,9 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
                 raise SimError(f"policy {spec.strip()!r}: {aname} {v} is outside {lo}..{hi}")
             row[1 + i] = v
         words.append(a)
+    # an argument whose default is 0 means "as the rules say": left out of the label when unset
+    while len(words) > 1 and specs[len(words) - 2][1] == 0 and words[-1] == "0":
+        words.pop()
     return ":".join(words), row
 
 

@@ -155,3 +155,86 @@ def calendar_png(dates: pl.DataFrame, path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     return path
+
+
+POLICIES_BY_DEFAULT = ("random", "greedy", "solver")
+DEFAULT_GAMES = 20   # per date and policy: a year of 3 policies finishes in minutes on 2 cores
+
+
+def dates_table(tables: dict) -> pl.DataFrame:
+    """One row per date and policy from a year run's ``seats`` table (seat 0 = the player)."""
+    seats = tables["seats"]
+    return (
+        seats.lazy()
+        .filter(pl.col("seat") == 0)
+        .select("date", "month", "day", "season", "weekday", "holiday", "variant", "policy", "games",
+                # the win share of the only seat is the success rate; score counts only for a win
+                pl.col("win_share").alias("success_rate"), pl.col("win_ci_low").alias("success_ci_low"),
+                pl.col("win_ci_high").alias("success_ci_high"), "score_mean")
+        .sort("date", "policy")
+        .collect()
+    )
+
+
+def run_calendar(execute, variant, players, policy, seats, rule_flags, games, seed, threads, chunk, out,
+                 fmt, per_game, progress, html, backend, year, date, birthday, cards_path):
+    """`simcli run daily-weather`: every date of a year (or one date), each policy."""
+    from . import config as cfg
+    from .errors import SimError
+
+    if cards_path is not None:
+        try:
+            dw.use_cards(cards_path)
+        except (ValueError, OSError) as e:
+            raise SimError(f"--cards {cards_path}: {e}") from None
+    if year is not None and date is not None:
+        raise SimError("give --year or --date, not both")
+    rules = cfg.parse_rule_flags(rule_flags)
+    base = cfg.resolve("daily-weather", variant, players, rules=rules)
+    try:
+        if date is not None:
+            try:
+                d = _dt.date.fromisoformat(date)
+            except ValueError:
+                raise SimError(f"--date {date!r} is not a date written YYYY-MM-DD") from None
+            entries = [e for e in calendar_jobs(d.year, birthday, base.rules["seasons"])
+                       if e["labels"]["date"] == d.isoformat()]
+        else:
+            entries = calendar_jobs(year or _dt.date.today().year, birthday, base.rules["seasons"])
+    except ValueError as e:
+        raise SimError(str(e)) from None
+    if seats is not None and policy is not None:
+        raise SimError("give either --policy or --seats, not both")
+    names = [seats or policy] if (seats or policy) else list(POLICIES_BY_DEFAULT)
+    jobs = []
+    for e in entries:
+        for p in names:
+            job = cfg.resolve("daily-weather", base.variant, base.players, policy=p,
+                              rules={**rules, **e["rules"]}, labels=e["labels"])
+            job.params = dw.with_cards(job.params)  # the card data travels with the job (Dask too)
+            jobs.append(job)
+
+    def post(tables):
+        dates = dates_table(tables)
+        summ = summaries(dates)
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            png = calendar_png(dates, Path(tmp) / "calendar.png").read_bytes()
+        lines = [f"daily-weather {variant or base.variant}: {len(entries)} date(s) x {len(names)} "
+                 f"polic{'y' if len(names) == 1 else 'ies'} x {games or DEFAULT_GAMES} games"
+                 + (" - STAND-IN card data" if dw.is_standin() else "")]
+        with pl.Config(tbl_rows=40, tbl_cols=12, float_precision=3, tbl_hide_dataframe_shape=True,
+                       tbl_hide_column_data_types=True):
+            lines += ["By season", str(summ["season"]), "By weekday", str(summ["weekday"])]
+            if dates.height <= 12:
+                lines += ["By date", str(dates.select("date", "policy", "games", "success_rate", "score_mean"))]
+        return ({"dates": dates, "by_season": summ["season"], "by_weekday": summ["weekday"]},
+                {"calendar.png": png}, lines)
+
+    return execute(jobs, games or DEFAULT_GAMES, DEFAULT_SEED if seed is None else seed, threads, chunk, out,
+                   fmt, per_game, progress, html=html, backend=backend, post=post,
+                   extra_meta={"year": year, "date": date, "birthday": birthday,
+                               "cards": str(cards_path) if cards_path else "stand-in"})
+
+
+DEFAULT_SEED = 1
