@@ -51,8 +51,11 @@ RULES = (
          ruling="gap: the rules never say how a player with no card takes part in a Wind"),
 )
 
-P_RANDOM, P_HEURISTIC = 0, 1
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC}
+P_RANDOM, P_HEURISTIC, P_MC = 0, 1, 2
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
+# mc:BUDGET:ROLLOUT - samples per decision (each option is played forward from every sample)
+# and the policy every seat follows inside a rollout
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
 
 REPORT_NOTES = (
     "sudden-skies score: 1 for the winner, 0 for everyone else (the rulebook names only a "
@@ -116,11 +119,18 @@ ST_POLICY = ST_RULES + N_RULES  # [4] each seat's policy code
 ST_PASS = ST_POLICY + MAX_PLAYERS      # [4] Wind: the card each seat passes (-1 none)
 ST_PASS_TO = ST_PASS + MAX_PLAYERS     # [4] Wind: who receives it
 ST_EV = ST_PASS_TO + MAX_PLAYERS       # [5] the last turn's trace event: code, v1..v4
-ST_CTR = ST_EV + 5                     # the game's counters
+# what each seat has observed, for search (mc) seats; kept only in games with an mc seat
+N_LOC = MAX_PLAYERS + 1                # locations of a card: the hands 0..3, then the draw pile
+LOC_PILE = MAX_PLAYERS
+ST_POSS = ST_EV + 5                    # [4 * 5] POSS[o * N_LOC + L]: cards o cannot rule out at L
+ST_KSLOT = ST_POSS + MAX_PLAYERS * N_LOC   # [4] draw-pile ring slots holding o's own discards
+ST_MCARG = ST_KSLOT + MAX_PLAYERS      # [4 * 2] each seat's mc budget and rollout policy
+ST_CTR = ST_MCARG + 2 * MAX_PLAYERS    # the game's counters
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 (C_WINNER_TURNS, C_THUNDER, C_SUN, C_WIND, C_CLOUD, C_SKIPS, C_FORCED_KEEPS, C_WEATHER_DRAWS,
- C_TIMEOUTS, C_STALEMATES, C_PASSES, C_DRAW_DISCARDS, C_PILE_EMPTIED) = range(13)
+ C_TIMEOUTS, C_STALEMATES, C_PASSES, C_DRAW_DISCARDS, C_PILE_EMPTIED, C_MC_ROLLOUTS,
+ C_MC_PLAYS) = range(15)
 C_WEATHER_BY_SUIT = C_THUNDER   # C_THUNDER + suit: Spades, Hearts, Diamonds, Clubs
 COUNTERS = (
     Counter("winner_turns", "turns taken by the winner (its skipped turns and the reveal included)"),
@@ -136,6 +146,8 @@ COUNTERS = (
     Counter("passes", "turns that passed with nothing to do (empty draw pile or empty hand)"),
     Counter("draw_discards", "Draw-and-Discard turns"),
     Counter("pile_emptied", "games in which the draw pile ran out"),
+    Counter("mc_rollouts", "rollouts played by search (mc) seats"),
+    Counter("mc_rollout_plays", "turns simulated inside those rollouts"),
 )
 N_COUNTERS = len(COUNTERS)
 STATE_SIZE = ST_CTR + N_COUNTERS
@@ -246,6 +258,8 @@ def new_state(params, seats):
     st = np.zeros(STATE_SIZE, dtype=np.int64)
     for s in range(P):
         st[ST_POLICY + s] = seats[s, 0]
+        st[ST_MCARG + 2 * s] = seats[s, 1]
+        st[ST_MCARG + 2 * s + 1] = seats[s, 2]
     st[ST_PLAYERS] = P
     st[ST_WINNER] = -1
     for i in range(MAX_PLAYERS * MAX_PLAYERS):
@@ -727,10 +741,10 @@ def _note(st, code, v1, v2, v3, v4):
 
 
 @jit(inline='always')
-def take_turn(st, s, keys, ctrs):
-    """Seat s takes one turn (the checks in the order RULINGS gives). Only ``st`` and the
-    seat streams are touched, so a search player can run it on a copy of the state."""
-    P = st[ST_PLAYERS]
+def turn_start(st, s):
+    """The checks before a free turn (RULINGS order): a Thunder mark costs the turn, a weather
+    card last turn forces a draw-and-keep, nothing offered passes. Counts the turn. Returns the
+    offered kinds (a mask) when seat s has a free turn, else -1 (the turn is over)."""
     st[ST_TURN] += 1
     st[ST_TURNS + s] += 1
     # 1. a Thunder mark: the turn is lost (it still counts)
@@ -738,7 +752,7 @@ def take_turn(st, s, keys, ctrs):
         apply_skip_turn(st, s)
         _count(st, C_SKIPS)
         _note(st, E_SKIP, 0, 0, 0, 0)
-        return
+        return -1
     # 2. a Weather card last turn: draw one and keep it, nothing else
     if st[ST_OWE + s]:
         cloud = st[ST_CLOUD + s]
@@ -751,48 +765,60 @@ def take_turn(st, s, keys, ctrs):
         else:
             _count(st, C_PASSES)
             _note(st, E_PASS, PASS_NO_DRAW, 0, 0, 0)
-        return
+        return -1
     # 3. a free turn
     kinds = offered_kinds(st, s)
     if kinds == 0:
         _count(st, C_PASSES)
         _note(st, E_PASS, PASS_NO_ACTION, 0, 0, 0)
-        return
-    if (kinds & K_REVEAL) and st[ST_RULES + R_TAKE_WIN]:
-        kind = KIND_REVEAL      # always taken; counted as the seat's one decision this turn
-        card = -1
-        st[ST_DECISIONS] += 1
-    else:
-        kind, card = choose_action(st, s, kinds, keys, ctrs)
-    if kind == KIND_REVEAL:
-        _note(st, E_REVEAL, st[ST_HAND + s], 0, 0, 0)
-        apply_reveal(st, s)
-        return
-    if kind == KIND_DRAW:
-        cloud = st[ST_CLOUD + s]
-        drawn = pile_draw(st)
-        options = discard_options(st, s, drawn)
-        d = choose_discard(st, s, drawn, options, keys, ctrs)
-        apply_draw_discard(st, s, drawn, d)
-        _count(st, C_DRAW_DISCARDS)
-        if cloud:
-            _count(st, C_FORCED_KEEPS)
-        _note(st, E_DRAW_DISCARD, drawn, d, cloud, 0)
-        return
-    # Weather
+        return -1
+    return kinds
+
+
+@jit(inline='always')
+def do_reveal(st, s):
+    _note(st, E_REVEAL, st[ST_HAND + s], 0, 0, 0)
+    apply_reveal(st, s)
+
+
+@jit(inline='always')
+def finish_draw(st, s, drawn, d, cloud):
+    """Draw-and-Discard after the choice: keep ``drawn``, discard ``d`` (``cloud``: the seat's
+    Cloud mark before the draw)."""
+    apply_draw_discard(st, s, drawn, d)
+    _count(st, C_DRAW_DISCARDS)
+    if cloud:
+        _count(st, C_FORCED_KEEPS)
+    _note(st, E_DRAW_DISCARD, drawn, d, cloud, 0)
+
+
+@jit(inline='always')
+def play_weather(st, s, card):
+    """The weather card goes face up out of the game (its effect follows)."""
     apply_weather_card(st, s, card)
+    _count(st, C_WEATHER_BY_SUIT + card // N_RANKS)
+
+
+@jit(inline='always')
+def resolve_wind(st, card, keys, ctrs, preset):
+    """Every passer chooses a card, then all pass at once. Seats in the bit mask ``preset`` have
+    their card already in st[ST_PASS + p]; the others choose now (seat order 0..P-1)."""
+    P = st[ST_PLAYERS]
+    who = wind_passers(st)
+    for p in range(P):
+        if (preset >> p) & 1:
+            continue
+        st[ST_PASS + p] = -1
+        if (who >> p) & 1:
+            st[ST_PASS + p] = choose_wind_card(st, p, wind_receiver(st, p), keys, ctrs)
+    apply_wind(st)
+    _note(st, E_WEATHER, card, WIND, -1, 0)
+
+
+@jit(inline='always')
+def resolve_target(st, s, card, t):
+    """Sun, Thunder or Cloud of ``card`` on seat t."""
     effect = card // N_RANKS
-    _count(st, C_WEATHER_BY_SUIT + effect)
-    if effect == WIND:
-        who = wind_passers(st)
-        for p in range(P):
-            st[ST_PASS + p] = -1
-            if (who >> p) & 1:
-                st[ST_PASS + p] = choose_wind_card(st, p, wind_receiver(st, p), keys, ctrs)
-        apply_wind(st)
-        _note(st, E_WEATHER, card, effect, -1, 0)
-        return
-    t = choose_target(st, s, effect, keys, ctrs)
     marked = 0
     if effect == SUN:
         apply_sun(st, s, t)
@@ -801,6 +827,38 @@ def take_turn(st, s, keys, ctrs):
     else:
         marked = apply_cloud(st, t)
     _note(st, E_WEATHER, card, effect, t, marked)
+
+
+@jit(inline='always')
+def take_turn(st, s, keys, ctrs):
+    """Seat s takes one turn (the checks in the order RULINGS gives), every choice by the seat
+    policies random / heuristic. Only ``st`` and the seat streams are touched, so a search
+    player runs it on a copy of the state (its rollouts)."""
+    kinds = turn_start(st, s)
+    if kinds < 0:
+        return
+    if (kinds & K_REVEAL) and st[ST_RULES + R_TAKE_WIN]:
+        kind = KIND_REVEAL      # always taken; counted as the seat's one decision this turn
+        card = -1
+        st[ST_DECISIONS] += 1
+    else:
+        kind, card = choose_action(st, s, kinds, keys, ctrs)
+    if kind == KIND_REVEAL:
+        do_reveal(st, s)
+        return
+    if kind == KIND_DRAW:
+        cloud = st[ST_CLOUD + s]
+        drawn = pile_draw(st)
+        options = discard_options(st, s, drawn)
+        d = choose_discard(st, s, drawn, options, keys, ctrs)
+        finish_draw(st, s, drawn, d, cloud)
+        return
+    play_weather(st, s, card)
+    if card // N_RANKS == WIND:
+        resolve_wind(st, card, keys, ctrs, 0)
+        return
+    t = choose_target(st, s, card // N_RANKS, keys, ctrs)
+    resolve_target(st, s, card, t)
 
 
 @jit
@@ -840,17 +898,532 @@ def game_over(st):
     return False
 
 
+# ---- search player (mc) -------------------------------------------------------------------
+# What an mc seat may use: its own hand; every card that went face up (the weather pile); the
+# hands its own Sun looks showed it; the card it passed and the card it received in each Wind;
+# where its own face-down discards lie in the draw pile (it put them there); the marks, owed
+# draws and turn counts of every seat; who looked at whom with Sun and when; hand sizes; the
+# draw pile size. It may not use: other hands beyond what it saw (and what it saw may since have
+# been discarded or passed on), the draw pile order, other seats' face-down discards, what other
+# seats saw. The game keeps, per seat o and location L (a hand or the draw pile), POSS: the
+# cards o cannot rule out being at L (see track_turn); a sample re-deals every card o cannot
+# place for sure within those bounds (see _determinize).
+MC_HORIZON = 150        # a rollout stops this many turns after the decision (scores 0: no win)
+FULL_DECK = (np.int64(1) << N_CARDS) - 1
+MAX_OPTIONS = 2 + HAND_SIZE * MAX_PLAYERS   # Reveal, Draw, weather card x target
+D_PLAN, D_DISCARD, D_WIND = 0, 1, 2        # the decisions mc searches
+
+
+@jit
+def init_tracking(st):
+    """After the deal: each seat knows its own hand; every other card may be anywhere else."""
+    P = st[ST_PLAYERS]
+    for o in range(P):
+        b = ST_POSS + o * N_LOC
+        unseen = FULL_DECK & ~st[ST_HAND + o]
+        for L in range(MAX_PLAYERS):
+            st[b + L] = unseen if (L < P and L != o) else 0
+        st[b + LOC_PILE] = unseen
+        st[ST_KSLOT + o] = 0
+
+
+@jit
+def track_turn(st, s, top0, n0):
+    """Update every seat's POSS after seat s's turn (recorded by _note), from what each seat
+    observed. ``top0``, ``n0``: the draw pile's top slot and size before the turn. The masks only
+    grow when a card may have moved unseen, so the truth always lies within them:
+    a draw by s from the pile adds the pile's candidates to s's hand (only the card itself when
+    the observer put it there); a face-down discard by s adds s's candidates to the pile; a Wind
+    adds each passer's candidates to its receiver's; a Sun look pins the target's hand. Cards
+    an observer holds or sees on the weather pile leave its masks."""
+    P = st[ST_PLAYERS]
+    code = st[ST_EV]
+    for o in range(P):
+        b = ST_POSS + o * N_LOC
+        if code == E_FORCED_DRAW or code == E_DRAW_DISCARD:
+            c = st[ST_EV + 1]
+            top_bit = np.int64(1) << top0
+            if o != s:
+                if st[ST_KSLOT + o] & top_bit:
+                    st[b + s] |= bit(c)          # o's own discard came up: o knows s has it
+                else:
+                    st[b + s] |= st[b + LOC_PILE]
+            st[ST_KSLOT + o] &= ~top_bit
+            if code == E_DRAW_DISCARD:
+                if o != s:
+                    st[b + LOC_PILE] |= st[b + s]
+                else:
+                    d = st[ST_EV + 2]
+                    slot = top0 + n0
+                    if slot >= N_CARDS:
+                        slot -= N_CARDS
+                    for L in range(N_LOC):
+                        st[b + L] &= ~bit(d)
+                    st[ST_KSLOT + o] |= np.int64(1) << slot
+        elif code == E_WEATHER:
+            effect = st[ST_EV + 2]
+            if effect == SUN and o == s:
+                t = st[ST_EV + 3]
+                h = st[ST_HAND + t]
+                for L in range(N_LOC):
+                    st[b + L] &= ~h
+                st[b + t] = h
+            elif effect == WIND:
+                o0, o1, o2, o3 = st[b], st[b + 1], st[b + 2], st[b + 3]
+                for p in range(P):
+                    # who passes is public (every seat holding cards); the card only to o
+                    if p != o and st[ST_PASS + p] >= 0:
+                        r = st[ST_PASS_TO + p]
+                        if r != p:
+                            st[b + r] |= o0 if p == 0 else (o1 if p == 1 else (o2 if p == 2 else o3))
+                if st[ST_PASS + o] >= 0:
+                    r = st[ST_PASS_TO + o]
+                    c = st[ST_PASS + o]
+                    for L in range(N_LOC):
+                        st[b + L] &= ~bit(c)
+                    if r != o:
+                        st[b + r] |= bit(c)
+        keep = ~(st[ST_HAND + o] | st[ST_GONE])
+        for L in range(N_LOC):
+            st[b + L] &= keep
+
+
+@jit
+def _augment(i, poss, loc, cap, m, parent, via, queue):
+    """Place card i, whose possible locations are all full, by moving placed cards along a
+    shortest chain of locations to one with room (an augmenting path; one exists whenever the
+    constraints can all be met, which they can: the real deal meets them)."""
+    seen = 0
+    head = 0
+    tail = 0
+    for L in range(N_LOC):
+        if (poss[i] >> L) & 1:
+            seen |= 1 << L
+            parent[L] = -1
+            queue[tail] = L
+            tail += 1
+    end = -1
+    while head < tail:
+        L = queue[head]
+        head += 1
+        if cap[L] > 0:
+            end = L
+            break
+        for k in range(m):
+            if loc[k] == L:
+                for L2 in range(N_LOC):
+                    if (poss[k] >> L2) & 1 and not (seen >> L2) & 1:
+                        seen |= 1 << L2
+                        parent[L2] = L
+                        via[L2] = k
+                        queue[tail] = L2
+                        tail += 1
+    if end < 0:             # unreachable with sound tracking; keep the card count right anyway
+        for L in range(N_LOC):
+            if cap[L] > 0:
+                loc[i] = L
+                cap[L] -= 1
+                return
+        return
+    cap[end] -= 1
+    L = end
+    while parent[L] >= 0:
+        loc[via[L]] = L
+        L = parent[L]
+    loc[i] = L
+
+
+@jit
+def _determinize(st, me, extra, rpol, dst, cards, poss, loc, pilec, cap, work, keys, ctrs, slot):
+    """dst = st with everything seat ``me`` cannot see re-dealt, from stream ``slot``.
+
+    Kept: me's hand, ``extra`` (a card me holds mid-turn: the one it just drew), the weather
+    pile, me's own discards at their slots in the draw pile, everything public. Re-dealt: every
+    other card goes to another hand (at its size) or to a free draw-pile slot, only where me's
+    POSS allows it: cards in turn, shuffled, each to one of its allowed locations with
+    probability in proportion to the room left there (a card with one allowed location first);
+    the pile cards are then shuffled into the free slots. Other seats' heuristic memory is
+    rebuilt from the sample (a seat that has looked at another with Sun - public - knows its
+    sampled hand, else nothing), and every seat plays ``rpol``."""
+    P = st[ST_PLAYERS]
+    for i in range(STATE_SIZE):
+        dst[i] = st[i]
+    b = ST_POSS + me * N_LOC
+    top = st[ST_PILE_TOP]
+    n = st[ST_PILE_N]
+    kslot = st[ST_KSLOT + me]
+    known = np.int64(0)
+    for i in range(n):
+        j = top + i
+        if j >= N_CARDS:
+            j -= N_CARDS
+        if (kslot >> j) & 1:
+            known |= bit(st[ST_PILE + j])
+    hidden = FULL_DECK & ~st[ST_HAND + me] & ~extra & ~st[ST_GONE] & ~known
+    everywhere = 1 << LOC_PILE
+    for L in range(N_LOC):
+        cap[L] = 0
+    for L in range(P):
+        if L != me:
+            cap[L] = popcount(st[ST_HAND + L])
+            everywhere |= 1 << L
+    cap[LOC_PILE] = n - popcount(known)
+    m = 0
+    h = hidden
+    while h:
+        cards[m] = lowest_bit(h)
+        h &= h - 1
+        m += 1
+    rng.shuffle(cards, m, keys, ctrs, slot)
+    for i in range(m):
+        c = cards[i]
+        pm = 0
+        for L in range(N_LOC):
+            if (st[b + L] >> c) & 1:
+                pm |= 1 << L
+        poss[i] = pm & everywhere if pm & everywhere else everywhere
+        loc[i] = -1
+    for i in range(m):                      # cards with one allowed location
+        if popcount(poss[i]) == 1:
+            L = lowest_bit(poss[i])
+            if cap[L] > 0:
+                loc[i] = L
+                cap[L] -= 1
+    for i in range(m):
+        if loc[i] >= 0:
+            continue
+        room = 0
+        for L in range(N_LOC):
+            if (poss[i] >> L) & 1:
+                room += cap[L]
+        if room == 0:
+            _augment(i, poss, loc, cap, m, work[0], work[1], work[2])
+            continue
+        r = rng.below(keys, ctrs, slot, room)
+        for L in range(N_LOC):
+            if (poss[i] >> L) & 1:
+                if r < cap[L]:
+                    loc[i] = L
+                    cap[L] -= 1
+                    break
+                r -= cap[L]
+    for L in range(P):
+        if L != me:
+            dst[ST_HAND + L] = 0
+    npile = 0
+    for i in range(m):
+        if loc[i] == LOC_PILE:
+            pilec[npile] = cards[i]
+            npile += 1
+        else:
+            dst[ST_HAND + loc[i]] |= bit(cards[i])
+    rng.shuffle(pilec, npile, keys, ctrs, slot)
+    k = 0
+    for i in range(n):
+        j = top + i
+        if j >= N_CARDS:
+            j -= N_CARDS
+        if not (kslot >> j) & 1:
+            dst[ST_PILE + j] = pilec[k]
+            k += 1
+    for t in range(MAX_PLAYERS):
+        for u in range(MAX_PLAYERS):
+            if t != me:
+                seen = t < P and u < P and u != t and st[ST_SEEN + t * MAX_PLAYERS + u] >= 0
+                dst[ST_KNOW + t * MAX_PLAYERS + u] = dst[ST_HAND + u] if seen else 0
+    for p in range(MAX_PLAYERS):
+        dst[ST_POLICY + p] = rpol
+        dst[ST_PASS + p] = -1
+        dst[ST_PASS_TO + p] = -1
+        dst[ST_KSLOT + p] = 0
+    for i in range(MAX_PLAYERS * N_LOC):
+        dst[ST_POSS + i] = 0
+    for i in range(5):
+        dst[ST_EV + i] = 0
+
+
+@jit(inline='always')
+def _plan_code(kind, card, target):
+    """A free-turn option as one integer: kind, weather card (-1 none), target (-1 none)."""
+    return kind + 4 * (card + 1) + 256 * (target + 1)
+
+
+@jit
+def _apply_option(st, me, dkind, opt, aux, aux2, keys, ctrs):
+    """Apply option ``opt`` of decision ``dkind`` of seat ``me`` to ``st`` (a sample), the rest of
+    the turn by the seats' policies; returns the seat whose turn is next.
+    D_PLAN: a free turn's plan; D_DISCARD: the discard after drawing ``aux``; D_WIND: me's pass in
+    the Wind (card ``aux2``) that seat ``aux`` played."""
+    P = st[ST_PLAYERS]
+    if dkind == D_PLAN:
+        kind = opt & 3
+        card = ((opt >> 2) & 63) - 1
+        t = (opt >> 8) - 1
+        if kind == KIND_REVEAL:
+            do_reveal(st, me)
+        elif kind == KIND_DRAW:
+            cloud = st[ST_CLOUD + me]
+            drawn = pile_draw(st)
+            d = choose_discard(st, me, drawn, discard_options(st, me, drawn), keys, ctrs)
+            finish_draw(st, me, drawn, d, cloud)
+        else:
+            play_weather(st, me, card)
+            if card // N_RANKS == WIND:
+                resolve_wind(st, card, keys, ctrs, 0)
+            else:
+                resolve_target(st, me, card, t)
+        return (me + 1) % P
+    if dkind == D_DISCARD:
+        finish_draw(st, me, aux, opt, st[ST_CLOUD + me])
+        return (me + 1) % P
+    st[ST_PASS + me] = opt
+    resolve_wind(st, aux2, keys, ctrs, 1 << me)
+    return (aux + 1) % P
+
+
+@jit
+def _rollout(st, s, horizon, keys, ctrs):
+    """Play on from seat s with the seats' policies until the game ends or turn ``horizon``;
+    returns the turns played."""
+    P = st[ST_PLAYERS]
+    plays = 0
+    while not game_over(st) and st[ST_TURN] < horizon:
+        take_turn(st, s, keys, ctrs)
+        plays += 1
+        s += 1
+        if s == P:
+            s = 0
+    return plays
+
+
+@jit
+def _mc_search(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot):
+    """Index of the best of ``opts[:n_opt]`` for seat ``me`` by wins over the seat's budget of
+    samples. Each sample re-deals what me cannot see once and plays every option forward from
+    it (common random numbers: also the same rollout streams for every option); ties go to the
+    earlier option. Draws only on stream ``slot`` (me's SEARCH stream)."""
+    P = st[ST_PLAYERS]
+    budget = st[ST_MCARG + 2 * me]
+    rpol = st[ST_MCARG + 2 * me + 1]
+    total = np.zeros(n_opt, dtype=np.int64)
+    det = np.empty(STATE_SIZE, dtype=np.int64)
+    sim = np.empty(STATE_SIZE, dtype=np.int64)
+    cards = np.empty(N_CARDS, dtype=np.int64)
+    poss = np.empty(N_CARDS, dtype=np.int64)
+    loc = np.empty(N_CARDS, dtype=np.int64)
+    pilec = np.empty(N_CARDS, dtype=np.int64)
+    cap = np.empty(N_LOC, dtype=np.int64)
+    work = np.empty((3, N_LOC), dtype=np.int64)
+    rkeys = np.empty(MAX_PLAYERS, dtype=np.uint64)
+    rctrs = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    horizon = st[ST_TURN] + MC_HORIZON
+    plays = 0
+    for _ in range(budget):
+        _determinize(st, me, extra, rpol, det, cards, poss, loc, pilec, cap, work, keys, ctrs, slot)
+        # the rollouts' random choices (rollout = random): per-seat streams keyed by one draw
+        base = rng.bits(keys[slot], ctrs[slot])
+        ctrs[slot] += 1
+        for p in range(P):
+            rkeys[p] = rng.bits(base, p)
+        for i in range(n_opt):
+            for j in range(STATE_SIZE):
+                sim[j] = det[j]
+            for p in range(P):
+                rctrs[p] = 0
+            nxt = _apply_option(sim, me, dkind, opts[i], aux, aux2, rkeys, rctrs)
+            plays += _rollout(sim, nxt, horizon, rkeys, rctrs)
+            if sim[ST_WINNER] == me:
+                total[i] += 1
+    st[ST_CTR + C_MC_ROLLOUTS] += budget * n_opt
+    st[ST_CTR + C_MC_PLAYS] += plays
+    best = 0
+    for i in range(1, n_opt):
+        if total[i] > total[best]:
+            best = i
+    return best
+
+
+@jit(inline='always')
+def _to_front(opts, n, code):
+    """Move option ``code`` to the front (the tie-break favourite), keeping the others' order."""
+    for j in range(n):
+        if opts[j] == code:
+            for i in range(j, 0, -1):
+                opts[i] = opts[i - 1]
+            opts[0] = code
+            return
+
+
+@jit
+def mc_plan(st, s, kinds, keys, ctrs, slot):
+    """(kind, weather card or -1, target or -1) for seat s's free turn, by search.
+
+    Options: Reveal (only offered as a choice with take_win = false), Draw-and-Discard, and each
+    hand card as weather with each of its targets (a Wind has none); the heuristic's own plan
+    first (ties go to it), then that order. Counts decisions where the other policies do."""
+    hand = st[ST_HAND + s]
+    opts = np.empty(MAX_OPTIONS, dtype=np.int64)
+    n = 0
+    if kinds & K_REVEAL:
+        opts[n] = _plan_code(KIND_REVEAL, -1, -1)
+        n += 1
+    if kinds & K_DRAW:
+        opts[n] = _plan_code(KIND_DRAW, -1, -1)
+        n += 1
+    if kinds & K_WEATHER:
+        h = hand
+        while h:
+            c = lowest_bit(h)
+            h &= h - 1
+            effect = c // N_RANKS
+            if effect == WIND:
+                opts[n] = _plan_code(KIND_WEATHER, c, -1)
+                n += 1
+            else:
+                for k in range(n_targets(st, s, effect)):
+                    opts[n] = _plan_code(KIND_WEATHER, c, target_at(st, s, k))
+                    n += 1
+    hk, hc = heuristic_plan(st, s, kinds)
+    ht = -1
+    if hk == KIND_WEATHER and hc // N_RANKS != WIND:
+        ht = h_target(st, s, hc // N_RANKS)
+    _to_front(opts, n, _plan_code(hk, hc, ht))
+    best = opts[0]
+    if n > 1:
+        best = opts[_mc_search(st, s, D_PLAN, opts, n, 0, 0, np.int64(0), keys, ctrs, slot)]
+    kind = best & 3
+    card = ((best >> 2) & 63) - 1
+    t = (best >> 8) - 1
+    if popcount(kinds) > 1:
+        st[ST_DECISIONS] += 1
+    if kind == KIND_WEATHER:
+        if popcount(hand) > 1:
+            st[ST_DECISIONS] += 1
+        if card // N_RANKS != WIND and n_targets(st, s, card // N_RANKS) > 1:
+            st[ST_DECISIONS] += 1
+    return kind, card, t
+
+
+@jit
+def mc_discard(st, s, drawn, options, keys, ctrs, slot):
+    """The card seat s discards after drawing ``drawn`` (2+ options), by search; the
+    heuristic's discard first, then ascending card code."""
+    opts = np.empty(HAND_SIZE + 1, dtype=np.int64)
+    n = 0
+    m = options
+    while m:
+        opts[n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    _to_front(opts, n, h_least_useful(st, s, st[ST_HAND + s] | bit(drawn), options))
+    return opts[_mc_search(st, s, D_DISCARD, opts, n, drawn, 0, bit(drawn), keys, ctrs, slot)]
+
+
+@jit
+def mc_wind(st, p, s, card, keys, ctrs, slot):
+    """The card seat p passes in the Wind (``card``) seat s played (2+ cards held), by search;
+    the heuristic's pass first, then ascending card code."""
+    hand = st[ST_HAND + p]
+    opts = np.empty(HAND_SIZE, dtype=np.int64)
+    n = 0
+    m = hand
+    while m:
+        opts[n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    _to_front(opts, n, heuristic_wind_card(st, p, wind_receiver(st, p)))
+    return opts[_mc_search(st, p, D_WIND, opts, n, s, card, np.int64(0), keys, ctrs, slot)]
+
+
+@jit
+def take_turn_search(st, s, keys, ctrs):
+    """take_turn in a game with search seats: an mc seat's choices (its plan, its discard, its
+    Wind pass, also in another seat's Wind) come from search on stream slot P + 1 + seat, the
+    other seats' from their policies exactly as in take_turn."""
+    kinds = turn_start(st, s)
+    if kinds < 0:
+        return
+    P = st[ST_PLAYERS]
+    mc = st[ST_POLICY + s] == P_MC
+    t = -1
+    if (kinds & K_REVEAL) and st[ST_RULES + R_TAKE_WIN]:
+        kind = KIND_REVEAL
+        card = -1
+        st[ST_DECISIONS] += 1
+    elif mc:
+        kind, card, t = mc_plan(st, s, kinds, keys, ctrs, P + 1 + s)
+    else:
+        kind, card = choose_action(st, s, kinds, keys, ctrs)
+    if kind == KIND_REVEAL:
+        do_reveal(st, s)
+        return
+    if kind == KIND_DRAW:
+        cloud = st[ST_CLOUD + s]
+        drawn = pile_draw(st)
+        options = discard_options(st, s, drawn)
+        if not mc:
+            d = choose_discard(st, s, drawn, options, keys, ctrs)
+        elif popcount(options) > 1:
+            st[ST_DECISIONS] += 1
+            d = mc_discard(st, s, drawn, options, keys, ctrs, P + 1 + s)
+        else:
+            d = lowest_bit(options)
+        finish_draw(st, s, drawn, d, cloud)
+        return
+    play_weather(st, s, card)
+    if card // N_RANKS == WIND:
+        who = wind_passers(st)
+        preset = 0
+        for p in range(P):
+            if (who >> p) & 1 and st[ST_POLICY + p] == P_MC:
+                hp = st[ST_HAND + p]
+                if popcount(hp) > 1:
+                    st[ST_DECISIONS] += 1
+                    st[ST_PASS + p] = mc_wind(st, p, s, card, keys, ctrs, P + 1 + p)
+                else:
+                    st[ST_PASS + p] = lowest_bit(hp)
+                preset |= 1 << p
+        resolve_wind(st, card, keys, ctrs, preset)
+        return
+    if t < 0:
+        t = choose_target(st, s, card // N_RANKS, keys, ctrs)
+    resolve_target(st, s, card, t)
+
+
+@jit
+def play_from_search(st, s, keys, ctrs, ev, ev_n):
+    """play_from for a game with mc seats: every seat's observations are tracked after each turn."""
+    P = st[ST_PLAYERS]
+    rec = ev.shape[0] > 0
+    while True:
+        top0 = st[ST_PILE_TOP]
+        n0 = st[ST_PILE_N]
+        take_turn_search(st, s, keys, ctrs)
+        track_turn(st, s, top0, n0)
+        if rec:
+            record_turn(st, s, ev, ev_n)
+        if st[ST_PILE_N] == 0:
+            st[ST_CTR + C_PILE_EMPTIED] = 1
+        if game_over(st):
+            return
+        s = (s + 1) % P
+
+
 # ---- one game --------------------------------------------------------------------------------
 @jit
 def play_one(params, seats, seed, g, out, row, ev, ev_n):
     """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
     P = seats.shape[0]
     rec = ev.shape[0] > 0
-    # stream slots: 0..P-1 the seats' decisions, P the deal (round 0)
-    keys = np.empty(P + 1, dtype=np.uint64)
-    ctrs = np.zeros(P + 1, dtype=np.int64)
+    # stream slots: 0..P-1 the seats' decisions, P the deal (round 0), P+1+s seat s's search
+    keys = np.empty(2 * P + 1, dtype=np.uint64)
+    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    search = False
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+        keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+        if seats[s, 0] == P_MC:
+            search = True
     keys[P] = rng.stream_key(seed, g, rng.DEAL, 0)
     st = new_state(params, seats)
     deck = np.empty(N_CARDS, dtype=np.int64)
@@ -858,7 +1431,11 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     if rec:
         for s in range(P):
             record_event(ev, ev_n, E_DEAL, s, st[ST_HAND + s], st[ST_PILE_N])
-    play_from(st, 0, keys, ctrs, ev, ev_n)
+    if search:
+        init_tracking(st)
+        play_from_search(st, 0, keys, ctrs, ev, ev_n)
+    else:
+        play_from(st, 0, keys, ctrs, ev, ev_n)
     finish(st, out, row, ev, ev_n)
 
 

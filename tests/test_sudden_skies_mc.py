@@ -1,0 +1,347 @@
+"""The search player (mc) in sudden-skies: what it knows is sound, it never peeks, its strength on
+paired deals, determinism.
+
+A finding, pinned by a test: with what a seat can see (re-deals uniform within what it has
+observed), mc at modest budgets does not beat this game's tuned heuristic (it is below it at
+budget 8 and about level at 256-1024; docs/games/sudden-skies.md). With the true deal it wins
+~78% against three heuristics, so the search itself works: the game hides too much. What holds
+and is tested: mc beats random, heuristic beats random, and more budget beats less.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from kernels import layout, rng
+from kernels import sudden_skies as ss
+from simcli import config as cfg
+from simcli import runner
+from simcli.stats import paired_difference
+
+R, H, MC = ss.P_RANDOM, ss.P_HEURISTIC, ss.P_MC
+
+
+def _paired(seats: str, deals: int, seed: int = 5):
+    (res,) = runner.run_jobs([cfg.resolve("sudden-skies", seats=seats)], deals, seed, progress=False,
+                             rotate=True)
+    pt = res.policy
+    return pt, paired_difference(pt, 0, 1)
+
+
+# ---- strength on paired, seat-rotated deals (4 players) ---------------------------------------
+def test_mc_beats_random_on_paired_deals():
+    pt, d = _paired("mc:8:heuristic,random,random,random", 40)
+    assert pt.names == ["mc:8:heuristic", "random"]
+    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
+
+
+def test_heuristic_beats_random_on_paired_deals():
+    pt, d = _paired("heuristic,random,random,random", 200)
+    assert pt.names == ["heuristic", "random"]
+    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
+
+
+def test_more_budget_beats_less_on_paired_deals():
+    pt, d = _paired("mc:64:heuristic,mc:4:heuristic,mc:4:heuristic,mc:4:heuristic", 60)
+    assert pt.names == ["mc:64:heuristic", "mc:4:heuristic"]
+    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
+
+
+def test_mc_at_a_small_budget_is_below_the_heuristic_here():
+    # the finding (see the module docstring): not a goal; if mc improves, update the docs too
+    pt, d = _paired("mc:8:heuristic,heuristic,heuristic,heuristic", 100)
+    assert pt.names == ["mc:8:heuristic", "heuristic"]
+    assert d["ci_high"] < 0, d
+
+
+# ---- what a seat knows ------------------------------------------------------------------------
+def _params(**rules) -> np.ndarray:
+    return np.array([r.encode(rules.get(r.name, r.default)) for r in ss.RULES], dtype=np.int64)
+
+
+def _table(pols, g, seed=3, budget=4, rollout=H, **rules):
+    """A dealt game with tracking on, and its streams (slots as in play_one)."""
+    P = len(pols)
+    seats = np.zeros((P, 4), dtype=np.int64)
+    seats[:, 0] = pols
+    seats[:, 1] = budget
+    seats[:, 2] = rollout
+    st = ss.new_state(_params(**rules), seats)
+    keys = np.zeros(2 * P + 1, dtype=np.uint64)
+    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    for s in range(P):
+        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+        keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+    keys[P] = rng.stream_key(seed, g, rng.DEAL, 0)
+    ss.deal(st, np.zeros(52, dtype=np.int64), keys, ctrs, P)
+    ss.init_tracking(st)
+    return st, keys, ctrs
+
+
+def _turn(st, s, keys, ctrs):
+    top0, n0 = int(st[ss.ST_PILE_TOP]), int(st[ss.ST_PILE_N])
+    ss.take_turn_search(st, s, keys, ctrs)
+    ss.track_turn(st, s, top0, n0)
+    if st[ss.ST_PILE_N] == 0:
+        st[ss.ST_CTR + ss.C_PILE_EMPTIED] = 1
+    return bool(ss.game_over(st))
+
+
+def _where(st, P):
+    """The true location of every card: seat, ss.LOC_PILE, or -1 (weather pile)."""
+    loc = {}
+    for p in range(P):
+        for c in range(52):
+            if (int(st[ss.ST_HAND + p]) >> c) & 1:
+                loc[c] = p
+    top, n = int(st[ss.ST_PILE_TOP]), int(st[ss.ST_PILE_N])
+    for i in range(n):
+        loc[int(st[ss.ST_PILE + (top + i) % 52])] = ss.LOC_PILE
+    for c in range(52):
+        if (int(st[ss.ST_GONE]) >> c) & 1:
+            loc[c] = -1
+    assert len(loc) == 52
+    return loc
+
+
+def _known_slot_cards(st, o):
+    top, n = int(st[ss.ST_PILE_TOP]), int(st[ss.ST_PILE_N])
+    ks = int(st[ss.ST_KSLOT + o])
+    return {int(st[ss.ST_PILE + (top + i) % 52]) for i in range(n) if (ks >> ((top + i) % 52)) & 1}
+
+
+@pytest.mark.parametrize("P,rules", [(4, {}), (3, {"cloud_self": True}), (2, {}), (4, {"wind_empty": "skip"})])
+def test_what_each_seat_may_know_always_contains_the_truth(P, rules):
+    # random seats play Sun, Wind and discards often: after every turn, for every seat, each card
+    # it neither holds nor saw go face up nor put in the pile itself lies where its POSS allows
+    checked = 0
+    for g in range(6):
+        st, keys, ctrs = _table([R] * P, g, **rules)
+        s = 0
+        while True:
+            over = _turn(st, s, keys, ctrs)
+            loc = _where(st, P)
+            for o in range(P):
+                b = ss.ST_POSS + o * ss.N_LOC
+                mine = _known_slot_cards(st, o)
+                for c, L in loc.items():
+                    if L == -1 or L == o or c in mine:
+                        continue
+                    assert (int(st[b + L]) >> c) & 1, (g, int(st[ss.ST_TURN]), o, c, L)
+                    checked += 1
+                hidden_masks = [int(st[b + L]) for L in range(ss.N_LOC)]
+                held = int(st[ss.ST_HAND + o]) | int(st[ss.ST_GONE])
+                assert all(m & held == 0 for m in hidden_masks)
+            if over:
+                break
+            s = (s + 1) % P
+    assert checked > 10000
+
+
+def test_a_sun_look_and_own_discards_are_remembered_and_respected_by_the_sampler():
+    P = 4
+    for g in range(20):
+        st, keys, ctrs = _table([R] * P, g)
+        s = 0
+        sun = None
+        while not _turn(st, s, keys, ctrs):
+            if st[ss.ST_EV] == ss.E_WEATHER and st[ss.ST_EV + 2] == ss.SUN and s == 0:
+                sun = int(st[ss.ST_EV + 3])
+                seen = int(st[ss.ST_HAND + sun])
+                break
+            s = (s + 1) % P
+        if sun is None:
+            continue
+        # right after seat 0's look: seat 0 knows that hand exactly, and every sample shows it
+        b = ss.ST_POSS + 0 * ss.N_LOC
+        assert int(st[b + sun]) == seen
+        assert all(int(st[b + L]) & seen == 0 for L in range(ss.N_LOC) if L != sun)
+        dst = np.empty(ss.STATE_SIZE, dtype=np.int64)
+        scratch = [np.empty(52, dtype=np.int64) for _ in range(4)]
+        for k in range(5):
+            ss._determinize(st, 0, np.int64(0), H, dst, *scratch, np.empty(5, dtype=np.int64),
+                            np.empty((3, 5), dtype=np.int64), keys, ctrs, P + 1)
+            assert int(dst[ss.ST_HAND + sun]) == seen
+        return
+    pytest.fail("no Sun look by seat 0 in 20 random games")
+
+
+@pytest.mark.parametrize("P", [2, 3, 4])
+def test_samples_keep_what_is_known_and_conserve_the_cards(P):
+    for g in range(8):
+        st, keys, ctrs = _table([R] * P, g)
+        s = 0
+        for _ in range(int(rng.stream_key(1, g, 9, 0)) % 40 + 5):
+            if _turn(st, s, keys, ctrs):
+                break
+            s = (s + 1) % P
+        dst = np.empty(ss.STATE_SIZE, dtype=np.int64)
+        for me in range(P):
+            b = ss.ST_POSS + me * ss.N_LOC
+            mine = _known_slot_cards(st, me)
+            ss._determinize(st, me, np.int64(0), H, dst, *[np.empty(52, dtype=np.int64) for _ in range(4)],
+                            np.empty(5, dtype=np.int64), np.empty((3, 5), dtype=np.int64), keys, ctrs, P + 1 + me)
+            assert dst[ss.ST_HAND + me] == st[ss.ST_HAND + me] and dst[ss.ST_GONE] == st[ss.ST_GONE]
+            assert dst[ss.ST_PILE_N] == st[ss.ST_PILE_N] and dst[ss.ST_PILE_TOP] == st[ss.ST_PILE_TOP]
+            for p in range(P):
+                assert bin(int(dst[ss.ST_HAND + p])).count("1") == bin(int(st[ss.ST_HAND + p])).count("1")
+            loc = _where(dst, P)                    # asserts all 52 cards, each once
+            for c, L in loc.items():
+                if L in (-1, me):
+                    continue
+                if c in mine:                       # its own discards stay in their slots
+                    assert L == ss.LOC_PILE
+                    continue
+                assert (int(st[b + L]) >> c) & 1, (g, me, c, L)
+            top, n = int(st[ss.ST_PILE_TOP]), int(st[ss.ST_PILE_N])
+            ks = int(st[ss.ST_KSLOT + me])
+            for i in range(n):
+                j = (top + i) % 52
+                if (ks >> j) & 1:
+                    assert dst[ss.ST_PILE + j] == st[ss.ST_PILE + j]
+            assert all(dst[ss.ST_POLICY + p] == H for p in range(P))
+
+
+# ---- it never peeks ------------------------------------------------------------------------------
+def _decision_state(g, P=4):
+    """A game some turns in, at the start of seat 0's free turn (seat 0 is mc, others mixed)."""
+    st, keys, ctrs = _table([MC, R, H, R][:P], g, budget=4)
+    s = 0
+    while True:
+        if (s == 0 and st[ss.ST_TURN] >= 8 and not st[ss.ST_SKIP] and not st[ss.ST_OWE]
+                and st[ss.ST_PILE_N] > 0 and not ss.is_flush(st[ss.ST_HAND])):
+            return st
+        if _turn(st, s, keys, ctrs):
+            return None
+        s = (s + 1) % P
+
+
+def _other_world(st, me, extra, seed):
+    """st with everything ``me`` cannot see re-dealt (other hands, free pile slots, other seats'
+    memory), everything it can see unchanged."""
+    P = int(st[ss.ST_PLAYERS])
+    keys = np.array([rng.stream_key(seed, 0, rng.AUX, 0)], dtype=np.uint64)
+    ctrs = np.zeros(1, dtype=np.int64)
+    dst = np.empty(ss.STATE_SIZE, dtype=np.int64)
+    ss._determinize(st, me, np.int64(extra), H, dst, *[np.empty(52, dtype=np.int64) for _ in range(4)],
+                    np.empty(5, dtype=np.int64), np.empty((3, 5), dtype=np.int64), keys, ctrs, 0)
+    other = st.copy()
+    for p in range(P):
+        other[ss.ST_HAND + p] = dst[ss.ST_HAND + p]
+        if p != me:
+            for u in range(4):
+                other[ss.ST_KNOW + p * 4 + u] = dst[ss.ST_KNOW + p * 4 + u] ^ (1 << (13 * u + 3))
+    other[ss.ST_PILE:ss.ST_PILE + 52] = dst[ss.ST_PILE:ss.ST_PILE + 52]
+    return other
+
+
+def _search_streams(P, seed=11):
+    keys = np.zeros(2 * P + 1, dtype=np.uint64)
+    keys[P + 1] = rng.stream_key(seed, 0, rng.SEARCH, 0)
+    return keys, np.zeros(2 * P + 1, dtype=np.int64)
+
+
+@pytest.mark.parametrize("rollout", [H, R])
+def test_mc_choices_do_not_depend_on_hidden_cards(rollout):
+    P = 4
+    n_states = 0
+    for g in range(12):
+        st = _decision_state(g)
+        if st is None:
+            continue
+        st[ss.ST_MCARG + 0] = 16
+        st[ss.ST_MCARG + 1] = rollout
+        worlds = [st] + [_other_world(st, 0, 0, seed) for seed in (1, 2)]
+        assert any(worlds[1][ss.ST_HAND + p] != st[ss.ST_HAND + p] for p in range(1, P))
+        plans, discards = set(), set()
+        for w in worlds:
+            a = w.copy()
+            kinds = ss.turn_start(a, 0)
+            keys, ctrs = _search_streams(P)
+            plans.add(tuple(ss.mc_plan(a, 0, kinds, keys, ctrs, P + 1)))
+        # the discard decision: the drawn card is seen, the rest re-dealt around it
+        a = st.copy()
+        ss.turn_start(a, 0)
+        drawn = ss.pile_draw(a)
+        for w in [a] + [_other_world(a, 0, 1 << drawn, seed) for seed in (3, 4)]:
+            b = w.copy()
+            keys, ctrs = _search_streams(P)
+            discards.add(ss.mc_discard(b, 0, drawn, ss.discard_options(b, 0, drawn), keys, ctrs, P + 1))
+        assert len(plans) == 1 and len(discards) == 1, (g, plans, discards)
+        n_states += 1
+    assert n_states >= 6
+
+
+def test_mc_wind_pass_does_not_depend_on_hidden_cards():
+    P = 4
+    n_states = 0
+    for g in range(20):
+        st = _decision_state(g)
+        if st is None or bin(int(st[ss.ST_HAND + 0])).count("1") < 2:
+            continue
+        # seat 1 plays a Wind: a Diamond one of the opponents holds (taken from that hand, so the
+        # hand sizes stay consistent); seat 0 (mc) chooses its pass
+        held = [c for c in range(13 * ss.WIND, 13 * ss.WIND + 13)
+                if any((int(st[ss.ST_HAND + p]) >> c) & 1 for p in range(1, P))]
+        if not held:
+            continue
+        a = st.copy()
+        card = held[0]
+        for p in range(1, P):
+            a[ss.ST_HAND + p] &= ~(1 << card)
+        ss.play_weather(a, 1, card)
+        choices = set()
+        for w in [a] + [_other_world(a, 0, 0, seed) for seed in (5, 6)]:
+            b = w.copy()
+            keys, ctrs = _search_streams(P)
+            choices.add(ss.mc_wind(b, 0, 1, card, keys, ctrs, P + 1))
+        assert len(choices) == 1, (g, choices)
+        n_states += 1
+    assert n_states >= 4
+
+
+# ---- determinism and arguments ---------------------------------------------------------------
+def test_mc_results_are_identical_across_threads_and_chunks():
+    job = cfg.resolve("sudden-skies", seats="mc:4:random,heuristic,random,mc:3:heuristic")
+    width = layout.out_width(4, ss.N_COUNTERS)
+    a = np.zeros((24, width), np.int64)
+    job.module.play_games_serial(job.params, job.seats, 9, 0, a)
+    numba.set_num_threads(1)
+    try:
+        b1 = runner.play_chunk(job, 9, 0, 10).copy()
+    finally:
+        runner.set_threads(None)
+    b2 = runner.play_chunk(job, 9, 10, 24).copy()
+    assert np.array_equal(a, np.vstack([b1, b2]))
+    assert a[:, layout.col_counter(4, ss.C_MC_ROLLOUTS)].min() > 0
+    assert (a[:, layout.col_counter(4, ss.C_MC_PLAYS)] > a[:, layout.col_counter(4, ss.C_MC_ROLLOUTS)]).all()
+
+
+def test_a_traced_mc_game_is_the_played_game():
+    job = cfg.resolve("sudden-skies", players=3, seats="mc:4,heuristic,random")
+    W = layout.out_width(3, ss.N_COUNTERS)
+    rows = np.zeros((6, W), np.int64)
+    ss.play_games(job.params, job.seats, 2, 0, rows)
+    ev = np.zeros((4000, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    for g in range(6):
+        out = np.zeros((1, W), np.int64)
+        ev_n[0] = 0
+        ss.trace_game(job.params, job.seats, 2, g, out, ev, ev_n)
+        assert np.array_equal(out[0], rows[g])
+
+
+@pytest.mark.parametrize("spec,needle", [("mc:0", "outside 1..4096"), ("mc:x", "not a whole number"),
+                                         ("mc:8:mc", "is not one of random, heuristic"),
+                                         ("mc:8:heuristic:1", "at most 2 argument"),
+                                         ("mc:5000", "outside 1..4096")])
+def test_bad_mc_arguments_are_refused(spec, needle):
+    from simcli.errors import SimError
+    with pytest.raises(SimError, match=needle):
+        cfg.resolve("sudden-skies", policy=spec)
+
+
+def test_mc_defaults():
+    job = cfg.resolve("sudden-skies", policy="mc")
+    assert job.seats[0].tolist() == [MC, 64, H, 0]
