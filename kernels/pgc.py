@@ -93,8 +93,11 @@ RULES = (
                 "scoring that follows ends the game with this seat fewest"),
 )
 
-P_RANDOM, P_HEURISTIC = 0, 1
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC}
+P_RANDOM, P_HEURISTIC, P_MC = 0, 1, 2
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
+# mc:BUDGET:ROLLOUT - samples per decision (each sample's re-deal is shared by every option) and
+# the policy every seat follows inside a rollout
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
 
 # ---- cards ----------------------------------------------------------------------------------
 N_RANKS = 13
@@ -189,13 +192,15 @@ N_HELD = SCORE + MAX_PLAYERS            # [N_HELD + seat]: cards in the hand in 
 RESERVE_ON = N_HELD + MAX_PLAYERS       # [RESERVE_ON + seat]: 1 while the 2p second hand waits
 HAND = RESERVE_ON + MAX_PLAYERS         # [HAND + seat*13 + rank]: counts of the hand in play
 RESERVE = HAND + MAX_PLAYERS * N_RANKS  # [RESERVE + seat*13 + rank]: the 2p second hand
-STATE_SIZE = RESERVE + MAX_PLAYERS * N_RANKS
+PLAYED = RESERVE + MAX_PLAYERS * N_RANKS   # [PLAYED + rank]: copies played this round (public)
+STATE_SIZE = PLAYED + N_RANKS
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 (C_ROUNDS, C_TRICKS, C_PLAYS, C_LEAD, C_OVERWRITE, C_ADD, C_PASS, C_END_PASSES, C_END_FULL_SET,
  C_END_FULL_RUN, C_END_EIGHT, C_END_OUT, C_POINTS_LEFT, C_NONWINNERS, C_PICKUPS,
  C_OVERWRITE_UP) = range(16)
 C_OUT_FIRST = 16                            # 6 counters: rounds in which seat s went out first
+C_MC_ROLLOUTS, C_MC_PLAYS = 22, 23          # search (mc) seats' work, appended after the rest
 COUNTERS = (
     Counter("rounds", "rounds played"),
     Counter("tricks", "tricks played (each starts with a Lead)"),
@@ -213,7 +218,10 @@ COUNTERS = (
     Counter("nonwinner_rounds", "(round, player who did not go out) pairs"),
     Counter("pickups", "2p: second hands picked up"),
     Counter("overwrite_up", "Overwrites with a larger meld (PGC Overwrite)"),
-) + tuple(Counter(f"out_first_seat{s}", f"rounds in which seat {s} went out") for s in range(6))
+) + tuple(Counter(f"out_first_seat{s}", f"rounds in which seat {s} went out") for s in range(6)) + (
+    Counter("mc_rollouts", "rollouts played by search (mc) seats (one per sample and option)"),
+    Counter("mc_rollout_plays", "turns (Leads, Overwrites, Adds, Passes) simulated in those rollouts"),
+)
 N_COUNTERS = len(COUNTERS)
 
 # ---- trace events -------------------------------------------------------------------------
@@ -600,8 +608,10 @@ def take_played_cards(st, seat, a):
         for r in range(low, low + act_size(a)):
             if r < c_low or r > c_top:
                 st[base + r] -= 1
+                st[PLAYED + r] += 1
     else:
         st[base + low] -= shed
+        st[PLAYED + low] += shed
     st[N_HELD + seat] -= shed
 
 
@@ -689,6 +699,13 @@ def going_out_wins_game(st, params, fixed_rounds, target, tmp):
 def random_choice(st, params, acts, n, keys, ctrs, fixed_rounds, target, tmp):
     """One ``below`` draw on the acting seat's stream: uniform over the going-out actions when
     ``random_win`` says to take them, else uniform over all ``n`` legal actions."""
+    return random_choice_on(st, params, acts, n, keys, ctrs, st[S_TO_ACT], fixed_rounds, target, tmp)
+
+
+@jit(inline="always")
+def random_choice_on(st, params, acts, n, keys, ctrs, slot, fixed_rounds, target, tmp):
+    """``random_choice`` drawing on stream ``slot`` (the seat's own in a game; a search seat's
+    SEARCH stream inside its rollouts)."""
     seat = st[S_TO_ACT]
     mode = params[R_RANDOM_WIN]
     if mode != WIN_OFF and st[RESERVE_ON + seat] == 0 and st[N_HELD + seat] <= MAX_MELD:
@@ -698,13 +715,13 @@ def random_choice(st, params, acts, n, keys, ctrs, fixed_rounds, target, tmp):
                 n_out += 1
         if n_out > 0 and (mode == WIN_ROUND or going_out_wins_game(st, params, fixed_rounds,
                                                                     target, tmp)):
-            k = rng.below(keys, ctrs, seat, n_out)
+            k = rng.below(keys, ctrs, slot, n_out)
             for i in range(n):
                 if goes_out(st, acts[i]):
                     if k == 0:
                         return i
                     k -= 1
-    return rng.below(keys, ctrs, seat, n)
+    return rng.below(keys, ctrs, slot, n)
 
 
 # heuristic weights: value = W_CARDS*cards shed - W_UNITS*units left - strength shed (+ W_END)
@@ -780,6 +797,123 @@ def heuristic_choice(st, params, acts, n):
             best_v = v
     if best < 0:
         return n - 1                                # Pass is last in canonical order
+    return best
+
+
+# ---- search player (mc) -----------------------------------------------------------------------
+# What an mc seat may use: its own hand in play; every card played to the Central Meld this round
+# (``PLAYED``; who played what is public too, but a uniform re-deal has no use for it), the
+# Central Meld, who has passed, who leads, hand sizes, whether each 2p second hand still waits
+# (and its size), the scores. What it may not: other hands, every second hand still set aside
+# (its own too: it is picked up "without looking"), the undealt cards. Each sample re-deals the
+# unseen cards uniformly from the seat's SEARCH stream; rollouts reuse the game's own rules
+# (``legal_actions``, ``apply_action``) and policies on a copy of the state.
+
+@jit
+def determinize(st, me, keys, ctrs, slot, dst, pool):
+    """``dst`` = ``st`` with every card ``me`` cannot see re-dealt at random: the unseen cards
+    (the deck minus ``me``'s hand in play minus the cards played this round) are shuffled on
+    stream ``slot`` and dealt to the other hands in play at their sizes (seat order), then to the
+    2p second hands still set aside (``me``'s too) at their sizes; the rest stay undealt. Reads
+    only what ``me`` may see: its hand, ``PLAYED`` and the sizes."""
+    for i in range(STATE_SIZE):
+        dst[i] = st[i]
+    P = st[S_PLAYERS]
+    copies = st[S_COPIES]
+    mine = HAND + me * N_RANKS
+    n = 0
+    for r in range(N_RANKS):
+        for _ in range(copies - st[mine + r] - st[PLAYED + r]):
+            pool[n] = r
+            n += 1
+    rng.shuffle(pool, n, keys, ctrs, slot)
+    i = 0
+    for o in range(P):
+        if o != me:
+            base = HAND + o * N_RANKS
+            for r in range(N_RANKS):
+                dst[base + r] = 0
+            for _ in range(st[N_HELD + o]):
+                if i < n:
+                    dst[base + pool[i]] += 1
+                    i += 1
+    for o in range(P):
+        if st[RESERVE_ON + o] != 0:
+            base = RESERVE + o * N_RANKS
+            size = 0
+            for r in range(N_RANKS):
+                size += st[base + r]
+                dst[base + r] = 0
+            for _ in range(size):
+                if i < n:
+                    dst[base + pool[i]] += 1
+                    i += 1
+
+
+@jit
+def rollout(st, params, pol, keys, ctrs, slot, fixed_rounds, target, acts, tmp):
+    """Play the round in ``st`` (a copy) to its end with every seat on ``pol`` (random draws on
+    stream ``slot``). Returns the turns simulated."""
+    turns = 0
+    while st[S_OUT] < 0:
+        n = legal_actions(st, params, acts)
+        if pol == P_HEURISTIC:
+            i = heuristic_choice(st, params, acts, n)
+        else:
+            i = random_choice_on(st, params, acts, n, keys, ctrs, slot, fixed_rounds, target, tmp)
+        apply_action(st, params, acts[i])
+        turns += 1
+    return turns
+
+
+@jit(inline="always")
+def round_result(st, params, me):
+    """The search objective at round end, (P-1) x (the other seats' mean points - ``me``'s):
+    the seat that went out scores 0, every other seat the points it still holds."""
+    P = st[S_PLAYERS]
+    w = st[S_OUT]
+    v = 0
+    for s in range(P):
+        pts = 0 if s == w else points_held(st, params, s)
+        if s == me:
+            v -= (P - 1) * pts
+        else:
+            v += pts
+    return v
+
+
+@jit
+def mc_choose(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds, target, mcstat):
+    """Index of the best of the ``n`` legal actions for the seat to act by the mean of
+    ``round_result`` over ``budget`` samples. Each sample re-deals the hidden cards once and
+    plays every option forward from it (common random numbers); ties go to the earlier option.
+    Going out is taken at once (first in canonical order): it is the best result in every
+    sample (0 points for the seat, and the others can only shed later). Draws only on ``slot``."""
+    for i in range(n):
+        if goes_out(st, acts[i]):
+            return i
+    me = st[S_TO_ACT]
+    total = np.zeros(n, dtype=np.int64)
+    det = np.empty(STATE_SIZE, dtype=np.int64)
+    st2 = np.empty(STATE_SIZE, dtype=np.int64)
+    pool = np.empty(MAX_DECK, dtype=np.int64)
+    racts = np.empty(MAX_ACTIONS, dtype=np.int64)
+    tmp = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for _ in range(budget):
+        determinize(st, me, keys, ctrs, slot, det, pool)
+        for i in range(n):
+            for j in range(STATE_SIZE):
+                st2[j] = det[j]
+            apply_action(st2, params, acts[i])
+            if st2[S_OUT] < 0:
+                mcstat[1] += rollout(st2, params, rpol, keys, ctrs, slot, fixed_rounds, target,
+                                     racts, tmp)
+            mcstat[0] += 1
+            total[i] += round_result(st2, params, me)
+    best = 0
+    for i in range(1, n):
+        if total[i] > total[best]:
+            best = i
     return best
 
 
@@ -861,11 +995,15 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     acts = np.zeros(MAX_ACTIONS, dtype=np.int64)
     tmp = np.zeros(MAX_PLAYERS, dtype=np.int64)
     deck = np.zeros(MAX_DECK, dtype=np.int64)
-    # stream slots: 0..P-1 the seats' decisions, P the current round's deal
-    keys = np.empty(P + 1, dtype=np.uint64)
-    ctrs = np.zeros(P + 1, dtype=np.int64)
+    # stream slots: 0..P-1 the seats' decisions, P the current round's deal, P+1+s seat s's
+    # search (mc seats only)
+    keys = np.zeros(2 * P + 1, dtype=np.uint64)
+    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+        if seats[s, 0] == P_MC:
+            keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+    mcstat = np.zeros(2, dtype=np.int64)        # rollouts, rollout turns
     fixed = 0
     if P == 2 and params[R_TWO_P_END] == END_TWO_HANDS:
         fixed = TWO_HANDS_ROUNDS
@@ -891,8 +1029,14 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         while st[S_OUT] < 0:
             seat = st[S_TO_ACT]
             n = legal_actions(st, params, acts)
-            if seats[seat, 0] == P_HEURISTIC:
+            pol = seats[seat, 0]
+            if pol == P_HEURISTIC:
                 i = heuristic_choice(st, params, acts, n)
+            elif pol == P_MC:
+                i = 0
+                if n > 1:
+                    i = mc_choose(st, params, acts, n, seats[seat, 1], seats[seat, 2], keys, ctrs,
+                                  P + 1 + seat, fixed, target, mcstat)
             else:
                 i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
             a = acts[i]
@@ -963,6 +1107,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     _finish(st, P, timeout, out, row, ev, ev_n)
     out[row, col_length(P)] = turns
     out[row, col_decisions(P)] = turns
+    out[row, C0 + C_MC_ROLLOUTS] = mcstat[0]
+    out[row, C0 + C_MC_PLAYS] = mcstat[1]
 
 
 @jit
