@@ -41,10 +41,12 @@ PLAYER_COUNTS = (1,)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "placements"
 SOLO = True        # one seat: winners = 0 is a failed attempt (a lost map), never a timeout
-POLICIES = {"random": 0, "greedy": 1, "solver": 2}
-P_RANDOM, P_GREEDY, P_SOLVER = 0, 1, 2
-# solver:N = a per-game budget of N placements tried; 0 (the default) = the solver_nodes rule
-POLICY_ARGS = {"solver": (("nodes", 0, 0, 10**8),)}
+POLICIES = {"random": 0, "greedy": 1, "solver": 2, "mc": 3}
+P_RANDOM, P_GREEDY, P_SOLVER, P_MC = 0, 1, 2, 3
+# solver:N = a per-game budget of N placements tried; 0 (the default) = the solver_nodes rule;
+# mc:BUDGET:ROLLOUT = samples per decision (shared by every option) and the rollout policy
+POLICY_ARGS = {"solver": (("nodes", 0, 0, 10**8),),
+               "mc": (("budget", 64, 1, 4096), ("rollout", "greedy", None, None))}
 
 # ---------------------------------------------------------------- symbols and card geometry
 ICONS = ("sun", "cloud", "rain", "snow")
@@ -202,10 +204,12 @@ COUNTERS = (
     Counter("solver_found", "the solver found a winning map"),
     Counter("solver_complete", "the solver's search finished inside its budget (result exact)"),
     Counter("measure", "the final map's scoring measure (win or not), before points per unit"),
+    Counter("mc_rollouts", "rollouts played by the search (mc) seat"),
+    Counter("mc_rollout_plays", "placements simulated in those rollouts (each option's own included)"),
 )
 C_FAIL0, C_STUCK, C_PLACEMENTS, C_DISCARDS, C_CELLS_COVERED, C_LABELS_COVERED, C_MAP_CELLS, \
-    C_OPTIONS, C_TOOK_WIN, C_SOLVER_NODES, C_SOLVER_FOUND, C_SOLVER_COMPLETE, C_MEASURE = \
-    0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+    C_OPTIONS, C_TOOK_WIN, C_SOLVER_NODES, C_SOLVER_FOUND, C_SOLVER_COMPLETE, C_MEASURE, \
+    C_MC_ROLLOUTS, C_MC_PLAYS = 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
 N_SEATS = 1
 N_COUNTERS = len(COUNTERS)
 
@@ -1279,6 +1283,135 @@ def solver_children(params, st, top, tm, out, buf, cand, bucket):
     return n
 
 
+# ================================================================= search player (mc)
+# What an mc seat may use: the whole map (every laid cell, so every placed card, its face,
+# rotation and position), the date setup (Month, Date, Week and Day faces), its hand of two
+# (their faces up: they are never flipped), the cards already drawn, and the top card of the
+# deck: the rulebook sets the shuffled Weather Cards down as a face-up deck and they are
+# two-sided, so the top card always shows a face. It knows which cards remain (the six cards
+# are known) but not the order of the cards under the top one nor the faces they show.
+# A sample re-deals those cards: the remaining card ids in ascending order, shuffled on the
+# seat's SEARCH stream, each flipped by a fresh coin (flips = coin; face a with flips = none).
+MC_WIN_VALUE = 1000   # a win outranks any score (at most 10 points x 48 visible cells)
+
+
+@jit
+def judge(st, top, tm, pat, rows, work, ok, failed_stuck):
+    """(win, measure, score) of the map as it stands; end_checks fills ok[]."""
+    fails = end_checks(st, top, tm, pat, rows, work, ok)
+    win = 1 if (fails == 0 and not failed_stuck) else 0
+    m = measure(st, tm, rows, work)
+    score = m * st[S_POINTS] if win == 1 else 0
+    return win, m, score
+
+
+@jit
+def mc_determinize(params, st, keys, ctrs, deck, ids):
+    """deck[0..6) = the deck with everything under its face-up top card re-dealt: the cards
+    there, taken in ascending card order (so the true order is never read), shuffled on stream
+    slot 0 of ``keys`` and flipped by a coin each (flips = coin)."""
+    for i in range(N_WEATHER):
+        deck[i] = st[S_DECK0 + i]
+    first = st[S_NEXT] + 1
+    if first >= N_WEATHER:
+        return
+    mask = 0
+    for i in range(first, N_WEATHER):
+        mask |= 1 << (st[S_DECK0 + i] // 2)
+    k = 0
+    for c in range(N_WEATHER):
+        if (mask >> c) & 1:
+            ids[k] = c
+            k += 1
+    rng.shuffle(ids, k, keys, ctrs, 0)
+    for i in range(k):
+        face = 0
+        if params[R_FLIPS] == FLIPS_COIN:
+            face = rng.below(keys, ctrs, 0, 2)
+        deck[first + i] = ids[i] * 2 + face
+
+
+@jit
+def mc_rollout(params, st, top, tm, pat, pol, keys, ctrs, opts, wins, cand, undo, rows, work,
+               ok, mcstat):
+    """Play this state (the caller's copy) to the end of the game with ``pol`` (random or
+    greedy, drawing on stream slot 0 of ``keys``); the stuck switch as in play_one. Returns the
+    value MC_WIN_VALUE * win + score; mcstat[1] += placements made."""
+    failed_stuck = False
+    while not finished(st):
+        n = legal_placements(params, st, tm, opts, cand)
+        if n == 0:
+            if params[R_STUCK] != STUCK_DISCARD:
+                failed_stuck = True
+                break
+            apply_option(params, st, top, tm, DISCARD, undo)
+            continue
+        if pol == P_RANDOM:
+            o = choose_random(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                              work, ok)
+        else:
+            o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
+                              work, ok, True)
+        apply_option(params, st, top, tm, o, undo)
+        mcstat[1] += 1
+    win, m, score = judge(st, top, tm, pat, rows, work, ok, failed_stuck)
+    return MC_WIN_VALUE * win + score
+
+
+@jit
+def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat):
+    """The search player's placement among opts[0..n) (n >= 1; opts may be rewritten).
+
+    With take_win, a last card that can win is restricted to the winning placements (as every
+    policy). With two or more options: ``budget`` samples, each one re-deal of the hidden cards
+    (mc_determinize) shared by every option (common random numbers); per option a copy of the
+    state takes the placement and is played to the end with ``pol``. Best mean value
+    (MC_WIN_VALUE * win + score) wins; ties: the earlier option. When the option is the last
+    card nothing is hidden and nothing is drawn, so one sample is exact. Draws only on the
+    seat's SEARCH stream (slot 0 of ``keys``); reads nothing of the deck below its top card."""
+    wins = np.empty(MAX_OPTIONS, dtype=np.int64)
+    undo = np.empty(FACE_CELLS + ST_LEN, dtype=np.int64)
+    rows = np.zeros(H, dtype=np.int64)
+    work = np.zeros((N_WORK, WORK_LEN), dtype=np.int64)
+    ok = np.zeros(N_REQ, dtype=np.int64)
+    if params[R_TAKE_WIN] == 1:
+        k = winning_options(params, st, top, tm, pat, opts, n, wins, undo, rows, work, ok)
+        if k > 0:
+            st[S_TOOK_WIN] += 1
+            n = k
+            for i in range(k):
+                opts[i] = wins[i]
+    if n == 1:
+        return opts[0]
+    total = np.zeros(n, dtype=np.int64)
+    deck = np.zeros(N_WEATHER, dtype=np.int64)
+    ids = np.zeros(N_WEATHER, dtype=np.int64)
+    st2 = np.empty(ST_LEN, dtype=np.int64)
+    top2 = np.empty(H * W, dtype=np.int64)
+    tm2 = np.empty((N_TYPES, H), dtype=np.int64)
+    ropts = np.empty(MAX_OPTIONS, dtype=np.int64)
+    cand = np.zeros(H, dtype=np.int64)
+    samples = 1 if cards_left(st) == 1 else budget
+    for _ in range(samples):
+        mc_determinize(params, st, keys, ctrs, deck, ids)
+        for i in range(n):
+            st2[:] = st
+            top2[:] = top
+            tm2[:, :] = tm
+            for j in range(N_WEATHER):
+                st2[S_DECK0 + j] = deck[j]
+            apply_option(params, st2, top2, tm2, opts[i], undo)
+            mcstat[1] += 1
+            total[i] += mc_rollout(params, st2, top2, tm2, pat, pol, keys, ctrs, ropts, wins,
+                                   cand, undo, rows, work, ok, mcstat)
+            mcstat[0] += 1
+    best = 0
+    for i in range(1, n):
+        if total[i] > total[best]:
+            best = i
+    return opts[best]
+
+
 # ================================================================= one game
 @jit
 def face_cell(pos, r0, c0):
@@ -1318,7 +1451,7 @@ def record_setup(ev, ev_n, params, st):
 
 
 @jit
-def write_row(out, row, st, tm, rows, ok, m, score, win, info):
+def write_row(out, row, st, tm, rows, ok, m, score, win, info, mcstat):
     """The result record of one game (every column; see kernels/layout.py and COUNTERS)."""
     S = N_SEATS
     out[row, 0] = score
@@ -1345,6 +1478,8 @@ def write_row(out, row, st, tm, rows, ok, m, score, win, info):
     out[row, layout.col_counter(S, C_SOLVER_FOUND)] = info[I_FOUND]
     out[row, layout.col_counter(S, C_SOLVER_COMPLETE)] = info[I_COMPLETE]
     out[row, layout.col_counter(S, C_MEASURE)] = m
+    out[row, layout.col_counter(S, C_MC_ROLLOUTS)] = mcstat[0]
+    out[row, layout.col_counter(S, C_MC_PLAYS)] = mcstat[1]
 
 
 @jit
@@ -1369,6 +1504,10 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     keys, ctrs = rng.new_streams(1)
     keys[0] = rng.stream_key(seed, g, rng.SEAT, 0)
     policy = seats[0, 0]
+    skeys, sctrs = rng.new_streams(1)          # the search player's own stream
+    mcstat = np.zeros(2, dtype=np.int64)       # rollouts, placements simulated
+    if policy == P_MC:
+        skeys[0] = rng.stream_key(seed, g, rng.SEARCH, 0)
     tracing = ev.shape[0] > 0
     if tracing:
         record_setup(ev, ev_n, params, st)
@@ -1404,9 +1543,12 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         elif policy == P_GREEDY:
             o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
                               work, ok, True)
-        else:
+        elif policy == P_SOLVER:
             o = choose_solver(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
                               work, ok, plan, info, turn)
+        else:
+            o = mc_choose(params, st, top, tm, pat, opts, n, seats[0, 1], seats[0, 2], skeys,
+                          sctrs, mcstat)
         turn += 1
         code = st[S_HAND0 + opt_slot(o)]
         lab = labels_under(st, top, o)
@@ -1415,10 +1557,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
             layout.record_event(ev, ev_n, E_PLACE, 0, code, opt_rot(o),
                                 opt_row(o) - st[S_MONTH_R], opt_col(o) - st[S_MONTH_C], cov, lab,
                                 n, opt_slot(o))
-    fails = end_checks(st, top, tm, pat, rows, work, ok)
-    win = 1 if (fails == 0 and not failed_stuck) else 0
-    m = measure(st, tm, rows, work)
-    score = m * st[S_POINTS] if win == 1 else 0
+    win, m, score = judge(st, top, tm, pat, rows, work, ok, failed_stuck)
     if tracing:
         first_failed = -1
         for i in range(N_REQ - 1, -1, -1):
@@ -1428,7 +1567,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
                             ok[REQ_CONNECTED], first_failed, st[S_FOREIGN])
         layout.record_event(ev, ev_n, E_SCORE, 0, m, st[S_POINTS], score, win)
         layout.record_event(ev, ev_n, E_RESULT, 0, win, score, st[S_PLACED])
-    write_row(out, row, st, tm, rows, ok, m, score, win, info)
+    write_row(out, row, st, tm, rows, ok, m, score, win, info, mcstat)
 
 
 @pjit
