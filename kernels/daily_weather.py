@@ -1047,17 +1047,26 @@ def label_visible(st, top, kind):
 
 
 @jit
-def end_checks(st, top, tm, pat, rows, work, ok):
-    """ok[REQ_*] = 1 when that end requirement holds; returns the number that fail."""
+def end_checks_pieces(st, top, tm, pat, rows, work, ok):
+    """end_checks, also giving the number of 4-connected pieces: (fails, pieces); leaves the
+    occupied row masks in ``rows``."""
     ok[REQ_DATE] = 1 if label_visible(st, top, KIND_DATE) == 0 else 0
     ok[REQ_MONTH] = 1 if label_visible(st, top, KIND_MONTH) == 0 else 0
     symbol_rows(tm, st[S_PAT_SYM], rows)
     ok[REQ_PATTERN] = 1 if pattern_present(rows, st, pat) else 0
     occupied_rows(tm, rows)
-    ok[REQ_CONNECTED] = 1 if components(rows, work[0], work[1], work[3]) == 1 else 0
+    pieces = components(rows, work[0], work[1], work[3])
+    ok[REQ_CONNECTED] = 1 if pieces == 1 else 0
     fails = 0
     for i in range(N_REQ):
         fails += 1 - ok[i]
+    return fails, pieces
+
+
+@jit
+def end_checks(st, top, tm, pat, rows, work, ok):
+    """ok[REQ_*] = 1 when that end requirement holds; returns the number that fail."""
+    fails, _ = end_checks_pieces(st, top, tm, pat, rows, work, ok)
     return fails
 
 
@@ -1091,11 +1100,9 @@ KEY_PIECES, KEY_PATTERN, KEY_COVERED, KEY_WON = 12, 24, 25, 30
 def progress_key(st, top, tm, pat, rows, work, ok, complete):
     """Greedy's view of a map: (all four requirements met, other labels covered, pattern
     present, fewest pieces, scoring measure), packed into one int, larger is better."""
-    fails = end_checks(st, top, tm, pat, rows, work, ok)
+    fails, pieces = end_checks_pieces(st, top, tm, pat, rows, work, ok)
     won = 1 if (fails == 0 and complete) else 0
     covered = N_FOREIGN - st[S_FOREIGN]
-    occupied_rows(tm, rows)
-    pieces = components(rows, work[0], work[1], work[3])
     m = measure(st, tm, rows, work)
     return (won << KEY_WON) | (covered << KEY_COVERED) | (ok[REQ_PATTERN] << KEY_PATTERN) \
         | ((KEY_FIELD - min(pieces, KEY_FIELD)) << KEY_PIECES) | min(m, KEY_FIELD)
