@@ -16,6 +16,10 @@ Randomness (kernels/rng.py): the deal of round r is a Fisher-Yates shuffle on th
 stream r; the Rival Deck's shuffle on the ``AUX`` stream r; each seat's random decisions on its
 ``SEAT`` stream, one ``below(n)`` per decision with n >= 2 options (a forced decision draws
 nothing). The draw protocol per decision is in docs/games/forecasts-bid.md.
+
+The search player ``mc`` (section "search player" below) samples what a seat cannot see, plays
+every option forward to the end of the round on copies of ``st`` with the same phase functions,
+and draws only on its own ``SEARCH`` stream (slot S + 2 + seat).
 """
 from __future__ import annotations
 
@@ -59,13 +63,16 @@ RULES = (
                 "says 'finish strictly above'; they differ only after a sudden death"),
 )
 
-P_RANDOM, P_HEURISTIC, P_RIVAL = 0, 1, 2
+P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC = 0, 1, 2, 3
 
 
 # ``rival`` is the Rival's automaton: only for the Rival's own seat row (``extra_seats``), never
 # for a player seat (the kernel recognises the Rival Station by that code in the third seat row).
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL}
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL, "mc": P_MC}
 FIXED_POLICIES = ("rival",)
+# mc:BUDGET:ROLLOUT - samples per decision (every option is played forward from each sample)
+# and the policy every seat follows inside a rollout
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
 
 # ---- the game's numbers (rulebook sections 3-6) ---------------------------------------------
 MAX_SEATS = 4
@@ -135,8 +142,9 @@ S_RIVAL_DECK = S_DRAW_DECK + MAX_DRAW_DECK  # 22 slots: the Rival Deck, top firs
 S_DECK = S_RIVAL_DECK + RIVAL_DECK_SIZE     # 52 slots: the shuffled deck of the current deal
 S_COUNT = S_DECK + N_CARDS                  # the game's counters (COUNTERS order)
 
-# stream slots: 0..S-1 the seats' decisions, then the round's DEAL and AUX streams
-SLOT_DEAL_OFFSET, SLOT_AUX_OFFSET = 0, 1
+# stream slots: 0..S-1 the seats' decisions, then the round's DEAL and AUX streams, then
+# (S + SLOT_SEARCH_OFFSET + s) seat s's SEARCH stream
+SLOT_DEAL_OFFSET, SLOT_AUX_OFFSET, SLOT_SEARCH_OFFSET = 0, 1, 2
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 C_BID = 0                                 # 14 counters: bids of value 0..13 (players only)
@@ -149,6 +157,7 @@ C_PASS, C_DRAW, C_BUY, C_DRAWN, C_BOUGHT = 26, 27, 28, 29, 30
 C_INVEST, C_INVEST_CHANCES = 31, 32
 C_SUDDEN, C_RIVAL_HIT, C_RIVAL_ROUNDS = 33, 34, 35
 C_SHARED = 36
+C_MC_ROLLOUTS, C_MC_PLAYS = 37, 38
 CLASS_BASE = (C_STD_HIT, C_EXT_HIT, C_CLR_HIT)   # by bid class
 HIT, MISS, GAIN, LOSS = 0, 1, 2, 3              # offsets from a class's base
 COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX_BID + 1)) + (
@@ -175,9 +184,18 @@ COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX
     Counter("rival_hits", "rounds in which the Rival won exactly 4 tricks"),
     Counter("rival_rounds", "rounds the Rival played"),
     Counter("shared_victories", "games ending in a shared victory"),
+    Counter("mc_rollouts", "rollouts played by search (mc) seats"),
+    Counter("mc_rollout_plays", "card plays simulated inside those rollouts"),
 )
 N_COUNTERS = len(COUNTERS)
-ST_SIZE = S_COUNT + N_COUNTERS
+# what every seat has observed this round, kept (S_TRACK = 1) only in games with an mc seat;
+# all of it is public: a Buy takes chosen face-up cards, plays and the Rival's flips are face up
+S_TRACK = S_COUNT + N_COUNTERS     # 1: keep the observation block below up to date
+S_MKT_BUILT = S_TRACK + 1          # mask: the Market's cards shuffled into the Rival Deck
+S_VOID = S_MKT_BUILT + 1           # + seat: suits the seat has shown void in (failed to follow)
+S_KNOWN = S_VOID + MAX_SEATS       # + seat: cards it bought from the Market and still holds
+S_MCARG = S_KNOWN + MAX_SEATS      # + 2 * seat: mc budget, rollout policy
+ST_SIZE = S_MCARG + 2 * MAX_SEATS
 
 # ---- trace events -------------------------------------------------------------------------
 (E_ROUND, E_INVEST, E_DEAL, E_DRAW_DECK, E_SET_ASIDE, E_BID, E_MARKET, E_RIVAL_DECK,
@@ -346,6 +364,19 @@ def init_game(st, players, market_on):
     st[S_SCRAP] = 0
     st[S_SET_ASIDE] = 0
     st[S_WON_PILE] = 0
+    st[S_TRACK] = 0
+    reset_tracking(st)
+    for i in range(2 * MAX_SEATS):
+        st[S_MCARG + i] = 0
+
+
+@jit
+def reset_tracking(st):
+    """A new deal: nothing shown void, no bought card held, no Market in a Rival Deck."""
+    st[S_MKT_BUILT] = 0
+    for s in range(MAX_SEATS):
+        st[S_VOID + s] = 0
+        st[S_KNOWN + s] = 0
 
 
 # ---- Phase 1: Investment --------------------------------------------------------------------
@@ -733,6 +764,24 @@ def heuristic_card(st, s, legal):
 
 
 # ---- one seat's turn in each phase -----------------------------------------------------------
+@jit(inline='always')
+def invest_choice(st, keys, ctrs, s):
+    """A random or heuristic seat's Investment decision (1 = invest), counted."""
+    if st[S_POLICY + s] == P_HEURISTIC:
+        st[S_DECISIONS] += 1
+        return 1 if heuristic_invest(st, s) else 0
+    return pick(st, keys, ctrs, s, 2)
+
+
+@jit(inline='always')
+def bid_choice(st, keys, ctrs, s):
+    """A random or heuristic player's bid, counted."""
+    if st[S_POLICY + s] == P_HEURISTIC:
+        st[S_DECISIONS] += 1
+        return heuristic_bid(st[S_HAND + s], max_bid(st))
+    return pick(st, keys, ctrs, s, max_bid(st) + 1)
+
+
 @jit
 def invest_phase(st, keys, ctrs, ev, ev_n):
     rec = ev.shape[0] > 0
@@ -742,11 +791,10 @@ def invest_phase(st, keys, ctrs, ev, ev_n):
         if not can_invest(st, s):
             continue
         st[S_COUNT + C_INVEST_CHANCES] += 1
-        if st[S_POLICY + s] == P_HEURISTIC:
-            st[S_DECISIONS] += 1
-            yes = 1 if heuristic_invest(st, s) else 0
+        if st[S_POLICY + s] == P_MC:
+            yes = mc_invest(st, keys, ctrs, s, j)
         else:
-            yes = pick(st, keys, ctrs, s, 2)
+            yes = invest_choice(st, keys, ctrs, s)
         if yes:
             apply_invest(st, s)
             st[S_COUNT + C_INVEST] += 1
@@ -763,11 +811,10 @@ def bid_phase(st, keys, ctrs, ev, ev_n):
         if is_rival(st, s):
             b = RIVAL_BID
         else:
-            if st[S_POLICY + s] == P_HEURISTIC:
-                st[S_DECISIONS] += 1
-                b = heuristic_bid(st[S_HAND + s], max_bid(st))
+            if st[S_POLICY + s] == P_MC:
+                b = mc_bid(st, keys, ctrs, s, j)
             else:
-                b = pick(st, keys, ctrs, s, max_bid(st) + 1)
+                b = bid_choice(st, keys, ctrs, s)
             st[S_COUNT + C_BID + b] += 1
         apply_bid(st, s, b)
         if rec:
@@ -816,37 +863,58 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
     taken_mask = np.int64(0)
     discarded = np.int64(0)
     taken = 0
-    if action == A_PASS:
-        st[S_COUNT + C_PASS] += 1
-    else:
+    if action != A_PASS:
+        # the heuristic's Buy takes want_take: the weakest (shed_strong) or strongest Market card
         taken = cards_taken(st, action, k)
-        for i in range(taken):
-            if action == A_DRAW:
-                c = draw_top(st, s)
-            else:
-                mk = st[S_MARKET]
-                if heur:
-                    st[S_DECISIONS] += 1
-                    c = want_take
-                else:
-                    c = select_card(mk, pick(st, keys, ctrs, s, popcount(mk)))
-                buy_card(st, s, c)
-            taken_mask |= ONE << c
-        for i in range(taken):
-            hand = st[S_HAND + s]
+        taken_mask, discarded = market_finish(st, keys, ctrs, s, action, taken, 0, 0, shed_strong)
+    market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n)
+
+
+@jit(inline='always')
+def market_finish(st, keys, ctrs, s, action, taken, n_taken, n_disc, shed_strong):
+    """The rest of seat s's Draw / Buy of ``taken`` cards once ``n_taken`` are taken and
+    ``n_disc`` discarded: Draw takes the top cards; a random seat picks each Market card and each
+    discard uniformly (one below(n) each), the heuristic takes the strongest Market card and
+    discards its weakest card (the weakest and its strongest when ``shed_strong``), each counted
+    as a decision. Returns (cards taken, cards discarded) as masks."""
+    heur = st[S_POLICY + s] == P_HEURISTIC
+    taken_mask = np.int64(0)
+    discarded = np.int64(0)
+    for i in range(n_taken, taken):
+        if action == A_DRAW:
+            c = draw_top(st, s)
+        else:
+            mk = st[S_MARKET]
             if heur:
                 st[S_DECISIONS] += 1
-                c = strongest(hand) if shed_strong else weakest(hand)
+                c = weakest(mk) if shed_strong else strongest(mk)
             else:
-                c = select_card(hand, pick(st, keys, ctrs, s, popcount(hand)))
-            discard_to_market(st, s, c)
-            discarded |= ONE << c
-        if action == A_DRAW:
-            st[S_COUNT + C_DRAW] += 1
-            st[S_COUNT + C_DRAWN] += taken
+                c = select_card(mk, pick(st, keys, ctrs, s, popcount(mk)))
+            buy_card(st, s, c)
+        taken_mask |= ONE << c
+    for i in range(n_disc, taken):
+        hand = st[S_HAND + s]
+        if heur:
+            st[S_DECISIONS] += 1
+            c = strongest(hand) if shed_strong else weakest(hand)
         else:
-            st[S_COUNT + C_BUY] += 1
-            st[S_COUNT + C_BOUGHT] += taken
+            c = select_card(hand, pick(st, keys, ctrs, s, popcount(hand)))
+        discard_to_market(st, s, c)
+        discarded |= ONE << c
+    return taken_mask, discarded
+
+
+@jit(inline='always')
+def market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n):
+    """Count a finished Market action and record its event."""
+    if action == A_PASS:
+        st[S_COUNT + C_PASS] += 1
+    elif action == A_DRAW:
+        st[S_COUNT + C_DRAW] += 1
+        st[S_COUNT + C_DRAWN] += taken
+    else:
+        st[S_COUNT + C_BUY] += 1
+        st[S_COUNT + C_BOUGHT] += taken
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_MARKET, s, st[S_ROUND], action, k, taken_mask, discarded,
                      st[S_SPEND + s], st[S_MARKET])
@@ -859,7 +927,13 @@ def market_phase(st, keys, ctrs, ev, ev_n):
         s = seat_from_left(st, j)
         if is_rival(st, s):
             continue        # the Rival always Passes: no action, nothing counted
-        market_turn(st, keys, ctrs, s, ev, ev_n)
+        before = st[S_MARKET]
+        if st[S_POLICY + s] == P_MC:
+            mc_market_turn(st, keys, ctrs, s, j, ev, ev_n)
+        else:
+            market_turn(st, keys, ctrs, s, ev, ev_n)
+        if st[S_TRACK]:     # cards bought (taken face up) and not discarded again: s holds them
+            st[S_KNOWN + s] |= before & ~st[S_MARKET]
 
 
 @jit
@@ -941,6 +1015,45 @@ def tricks_phase(st, keys, ctrs, ev, ev_n):
 
 
 @jit
+def tricks_phase_search(st, keys, ctrs, ev, ev_n):
+    """tricks_phase in a game with search seats: an mc seat's card comes from search, and what
+    each play shows is noted (note_play); the other seats play exactly as in tricks_phase."""
+    rec = ev.shape[0] > 0
+    S = st[S_SEATS]
+    leader = next_seat(st, st[S_DEALER])
+    st[S_TRICK] = 0
+    for t in range(st[S_HAND_SIZE]):
+        start_trick(st, leader)
+        s = leader
+        for j in range(S):
+            if is_rival(st, s):
+                c = rival_play(st, s)
+            elif st[S_POLICY + s] == P_HEURISTIC:
+                c = heuristic_play(st, s)
+            elif st[S_POLICY + s] == P_MC:
+                c = mc_play(st, keys, ctrs, s)
+            else:
+                c = random_play(st, keys, ctrs, s)
+            play_card(st, s, c)
+            note_play(st, s, c, j)
+            if rec:
+                if is_rival(st, s):
+                    first = st[S_FLIP_FIRST]
+                    second = st[S_FLIP_SECOND]
+                    scrapped = -1 if second < 0 else (second if c == first else first)
+                    record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], t, first, second, c,
+                                 scrapped)
+                record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
+            s = next_seat(st, s)
+        w = st[S_BEST_SEAT]
+        wc = st[S_PLAYED + w]
+        finish_trick(st)
+        if rec:
+            record_event(ev, ev_n, E_TRICK, w, st[S_ROUND], t, wc, st[S_WON + w])
+        leader = w
+
+
+@jit
 def scoring_phase(st, ev, ev_n):
     """Compare tricks won with the bid; the Reputation change is capped at 60."""
     S = st[S_SEATS]
@@ -980,6 +1093,8 @@ def play_round(st, keys, ctrs, ev, ev_n, seed, g):
     keys[deal_slot] = rng.stream_key(seed, g, rng.DEAL, rnd)
     ctrs[deal_slot] = 0
     deal(st, keys, ctrs, deal_slot)
+    if st[S_TRACK]:
+        reset_tracking(st)
     if rec:
         for s in range(S):
             record_event(ev, ev_n, E_DEAL, s, rnd, st[S_HAND + s])
@@ -994,6 +1109,8 @@ def play_round(st, keys, ctrs, ev, ev_n, seed, g):
         aux_slot = S + SLOT_AUX_OFFSET
         keys[aux_slot] = rng.stream_key(seed, g, rng.AUX, rnd)
         ctrs[aux_slot] = 0
+        if st[S_TRACK]:
+            st[S_MKT_BUILT] = st[S_MARKET]
         build_rival_deck(st, keys, ctrs, aux_slot)
         if rec:
             m = np.int64(0)
@@ -1005,8 +1122,434 @@ def play_round(st, keys, ctrs, ev, ev_n, seed, g):
                              rival_deck_at(st, p + 1), rival_deck_at(st, p + 2),
                              rival_deck_at(st, p + 3), rival_deck_at(st, p + 4),
                              rival_deck_at(st, p + 5))
-    tricks_phase(st, keys, ctrs, ev, ev_n)
+    if st[S_TRACK]:
+        tricks_phase_search(st, keys, ctrs, ev, ev_n)
+    else:
+        tricks_phase(st, keys, ctrs, ev, ev_n)
     scoring_phase(st, ev, ev_n)
+
+
+# ---- search player (mc) -------------------------------------------------------------------
+# What an mc seat may use: its own hand; every bid; the Market's face-up cards and every Market
+# action (a Buy takes chosen face-up cards, so who holds a bought card is public until it is
+# discarded or played; cards drawn with Draw k are unseen); every card played and by whom (so
+# which led suits a player has shown void in; a void player may sluff or trump freely, so no
+# other suit is implied); the Rival's flipped cards (both are flipped face up, so the face-down
+# scrap pile is known too) and which Market cards went into its deck; hand, Draw Deck and Rival
+# Deck sizes; Reputation and Market Spend of every seat. It may not use: other hands, the Draw
+# Deck order, the Rival Deck order, the 10 set-aside cards at 2p, anything of a round not dealt
+# yet. The observations are public, so one block (S_TRACK ..) serves every mc seat.
+D_INVEST, D_BID, D_ACTION, D_PICK, D_DISCARD, D_PLAY = 0, 1, 2, 3, 4, 5
+PH_INVEST, PH_BID, PH_MARKET, PH_TRICKS = 0, 1, 2, 3
+# where a hidden card can be: the seats' hands 0..3, then these
+L_DRAW, L_ASIDE, L_RHAND, L_RLOW = MAX_SEATS, MAX_SEATS + 1, MAX_SEATS + 2, MAX_SEATS + 3
+N_LOC = MAX_SEATS + 4
+DET_ATTEMPTS = 16       # fresh shuffles before the void constraints are dropped for a sample
+MAX_OPTIONS = 2 * MAX_DRAW_DECK + 1
+
+
+@jit
+def note_play(st, s, c, j):
+    """What a play shows: a player who does not follow the led suit has none of it; a bought
+    card it played is no longer in its hand."""
+    if not is_rival(st, s):
+        if j > 0 and c // N_RANKS != st[S_LED_SUIT]:
+            st[S_VOID + s] |= ONE << st[S_LED_SUIT]
+        st[S_KNOWN + s] &= ~(ONE << c)
+
+
+@jit
+def _loc_allows(st, L, su, relax):
+    return L >= MAX_SEATS or relax or not ((st[S_VOID + L] >> su) & 1)
+
+
+@jit
+def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
+    """dst = st with everything seat ``me`` cannot see re-dealt, from stream ``slot``.
+
+    Kept: me's hand, everything face up or public, the cards other players are known to hold
+    (bought from the Market). Re-dealt: every other card, shuffled, to the other players' hands
+    (at their sizes, never a suit the player has shown void in), the Draw Deck (at its size, in
+    the shuffled order), the set-aside cards (2p) and the Rival's cards: before the Rival Deck
+    is built its dealt hand (in a random deal order); after, the unflipped part of its 10 dealt
+    cards, and the unflipped part below them, which also holds the Market cards that went in (a
+    shuffle). Cards of a suit someone showed void in are placed first, each to an allowed place
+    with probability in proportion to the room left there; the rest fill the remaining room in
+    shuffled order. A dead end reshuffles; after DET_ATTEMPTS the voids are ignored."""
+    S = st[S_SEATS]
+    r = st[S_RIVAL]
+    H = st[S_HAND_SIZE]
+    for i in range(ST_SIZE):
+        dst[i] = st[i]
+    visible = st[S_HAND + me] | st[S_MARKET] | st[S_WON_PILE] | st[S_SCRAP]
+    for s in range(S):
+        if st[S_PLAYED + s] >= 0:
+            visible |= ONE << st[S_PLAYED + s]
+    known = np.int64(0)
+    for o in range(S):
+        if o != me:
+            known |= st[S_KNOWN + o]
+    built = st[S_MKT_BUILT] & ~visible          # Market cards still in the Rival Deck
+    hidden = FULL_DECK & ~visible & ~known & ~built
+    for L in range(N_LOC):
+        cap[L] = 0
+    voidable = 0
+    for o in range(S):
+        if o != me and o != r:
+            cap[o] = popcount(st[S_HAND + o]) - popcount(st[S_KNOWN + o])
+            voidable |= st[S_VOID + o]
+    cap[L_DRAW] = draw_deck_size(st)
+    cap[L_ASIDE] = popcount(st[S_SET_ASIDE])
+    built_deck = r >= 0 and st[S_RIVAL_END] > 0
+    top = st[S_RIVAL_TOP]
+    low_start = top if top > H else H
+    if r >= 0:
+        if built_deck:
+            cap[L_RHAND] = H - top if top < H else 0
+            cap[L_RLOW] = st[S_RIVAL_END] - low_start - popcount(built)
+        else:
+            cap[L_RHAND] = popcount(st[S_HAND + r])
+    m = 0
+    h = hidden
+    while h:
+        cards[m] = lowest_bit(h)
+        h &= h - 1
+        m += 1
+    for attempt in range(DET_ATTEMPTS + 1):
+        rng.shuffle(cards, m, keys, ctrs, slot)
+        relax = attempt == DET_ATTEMPTS
+        for L in range(N_LOC):
+            room[L] = cap[L]
+        ok = True
+        for i in range(m):
+            loc[i] = -1
+            su = cards[i] // N_RANKS
+            if not ((voidable >> su) & 1):
+                continue
+            tot = 0
+            for L in range(N_LOC):
+                if room[L] > 0 and _loc_allows(st, L, su, relax):
+                    tot += room[L]
+            if tot == 0:
+                ok = False
+                break
+            x = rng.below(keys, ctrs, slot, tot) if tot > 1 else 0
+            for L in range(N_LOC):
+                if room[L] > 0 and _loc_allows(st, L, su, relax):
+                    if x < room[L]:
+                        loc[i] = L
+                        room[L] -= 1
+                        break
+                    x -= room[L]
+        if ok:
+            break
+    L = 0
+    for i in range(m):
+        if loc[i] >= 0:
+            continue
+        while L < N_LOC - 1 and room[L] == 0:
+            L += 1
+        loc[i] = L
+        room[L] -= 1
+    # write the sample
+    for o in range(S):
+        if o != me and o != r:
+            dst[S_HAND + o] = st[S_KNOWN + o]
+    for i in range(RIVAL_DECK_SIZE):
+        if not (built_deck and top <= i < st[S_RIVAL_END]):
+            dst[S_RIVAL_DECK + i] = -1
+    if r >= 0 and not built_deck:
+        dst[S_HAND + r] = 0
+    for i in range(N_CARDS):
+        dst[S_DECK + i] = -1
+    dst[S_SET_ASIDE] = 0
+    nd = st[S_DECK_TOP]
+    nr = 0
+    nl = 0
+    for i in range(m):
+        c = cards[i]
+        L = loc[i]
+        if L < MAX_SEATS:
+            dst[S_HAND + L] |= ONE << c
+        elif L == L_DRAW:
+            dst[S_DRAW_DECK + nd] = c
+            nd += 1
+        elif L == L_ASIDE:
+            dst[S_SET_ASIDE] |= ONE << c
+        elif L == L_RHAND:
+            if built_deck:
+                dst[S_RIVAL_DECK + top + nr] = c
+            else:
+                dst[S_HAND + r] |= ONE << c
+                dst[S_RIVAL_DECK + nr] = c
+            nr += 1
+        else:
+            low[nl] = c
+            nl += 1
+    if built_deck:
+        b = built
+        while b:
+            low[nl] = lowest_bit(b)
+            b &= b - 1
+            nl += 1
+        rng.shuffle(low, nl, keys, ctrs, slot)
+        for i in range(nl):
+            dst[S_RIVAL_DECK + low_start + i] = low[i]
+
+
+@jit
+def rollout_tricks(st, keys, ctrs):
+    """Play the round's tricks on from the trick in progress (started, maybe partly played),
+    every seat by its policy; returns the card plays simulated."""
+    S = st[S_SEATS]
+    H = st[S_HAND_SIZE]
+    plays = 0
+    k0 = 0
+    for s in range(S):
+        if st[S_PLAYED + s] >= 0:
+            k0 += 1
+    s = st[S_LEADER] + k0
+    if s >= S:
+        s -= S
+    while True:
+        for j in range(k0, S):
+            if is_rival(st, s):
+                c = rival_play(st, s)
+            elif st[S_POLICY + s] == P_HEURISTIC:
+                c = heuristic_play(st, s)
+            else:
+                c = random_play(st, keys, ctrs, s)
+            play_card(st, s, c)
+            plays += 1
+            s = next_seat(st, s)
+        w = st[S_BEST_SEAT]
+        finish_trick(st)
+        if st[S_TRICK] >= H:
+            return plays
+        start_trick(st, w)
+        s = w
+        k0 = 0
+
+
+@jit
+def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
+    """Play the round on to its scoring from seat ``j`` (from the dealer's left) of ``phase``,
+    every seat by its policy; streams: seats 0..S-1, S the deal, S + 1 the Rival Deck shuffle.
+    Returns the card plays simulated."""
+    S = st[S_SEATS]
+    if phase == PH_INVEST:
+        for jj in range(j, S):
+            s = seat_from_left(st, jj)
+            if can_invest(st, s) and invest_choice(st, keys, ctrs, s):
+                apply_invest(st, s)
+        deal(st, keys, ctrs, S + SLOT_DEAL_OFFSET)
+        phase = PH_BID
+        j = 0
+    if phase == PH_BID:
+        for jj in range(j, S):
+            s = seat_from_left(st, jj)
+            apply_bid(st, s, RIVAL_BID if is_rival(st, s) else bid_choice(st, keys, ctrs, s))
+        phase = PH_MARKET
+        j = 0
+    if phase == PH_MARKET:
+        if st[S_MARKET_ON]:
+            for jj in range(j, S):
+                s = seat_from_left(st, jj)
+                if not is_rival(st, s):
+                    market_turn(st, keys, ctrs, s, ev, ev_n)
+        if st[S_RIVAL] >= 0:
+            build_rival_deck(st, keys, ctrs, S + SLOT_AUX_OFFSET)
+        st[S_TRICK] = 0
+        start_trick(st, next_seat(st, st[S_DEALER]))
+    plays = rollout_tricks(st, keys, ctrs)
+    scoring_phase(st, ev, ev_n)
+    return plays
+
+
+@jit
+def apply_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
+    """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
+    the round on (me's own rest of a Market turn by its rollout policy); returns card plays.
+    ``j``: me's place from the dealer's left; Market: ``shed`` (the heuristic's discard side),
+    ``taken`` (cards the action takes), ``done`` (cards already taken / discarded)."""
+    phase = PH_MARKET
+    if dkind == D_INVEST:
+        if opt:
+            apply_invest(st, me)
+        phase = PH_INVEST
+    elif dkind == D_BID:
+        apply_bid(st, me, opt)
+        phase = PH_BID
+    elif dkind == D_ACTION:
+        action = opt // 4
+        if action != A_PASS:
+            market_finish(st, keys, ctrs, me, action, cards_taken(st, action, opt % 4), 0, 0, shed)
+    elif dkind == D_PICK:
+        buy_card(st, me, opt)
+        market_finish(st, keys, ctrs, me, A_BUY, taken, done + 1, 0, shed)
+    elif dkind == D_DISCARD:
+        discard_to_market(st, me, opt)
+        market_finish(st, keys, ctrs, me, A_BUY, taken, taken, done + 1, shed)
+    else:
+        play_card(st, me, opt)
+        phase = PH_TRICKS
+    return round_rest(st, phase, j + 1, keys, ctrs, ev, ev_n)
+
+
+@jit
+def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
+    """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
+    sum of (S - 1) x its Reputation change this round minus the other seats' changes (S times
+    its lead over their mean change). Each sample re-deals what me cannot see once and plays
+    every option forward from it (common random numbers: the same rollout streams too); ties go
+    to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream)."""
+    S = st[S_SEATS]
+    budget = st[S_MCARG + 2 * me]
+    rpol = st[S_MCARG + 2 * me + 1]
+    total = np.zeros(n_opt, dtype=np.int64)
+    det = np.empty(ST_SIZE, dtype=np.int64)
+    sim = np.empty(ST_SIZE, dtype=np.int64)
+    cards = np.empty(N_CARDS, dtype=np.int64)
+    loc = np.empty(N_CARDS, dtype=np.int64)
+    low = np.empty(N_CARDS, dtype=np.int64)
+    cap = np.empty(N_LOC, dtype=np.int64)
+    room = np.empty(N_LOC, dtype=np.int64)
+    rkeys = np.empty(S + 2, dtype=np.uint64)
+    rctrs = np.zeros(S + 2, dtype=np.int64)
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    plays = 0
+    for _ in range(budget):
+        if dkind == D_INVEST:       # before the deal: nothing of this round is known yet
+            for i in range(ST_SIZE):
+                det[i] = st[i]
+        else:
+            determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
+        det[S_TRACK] = 0
+        for o in range(S):
+            if o != det[S_RIVAL]:
+                det[S_POLICY + o] = rpol
+        base = rng.bits(keys[slot], ctrs[slot])
+        ctrs[slot] += 1
+        for p in range(S + 2):
+            rkeys[p] = rng.bits(base, p)
+        for i in range(n_opt):
+            for x in range(ST_SIZE):
+                sim[x] = det[x]
+            for p in range(S + 2):
+                rctrs[p] = 0
+            plays += apply_option(sim, me, dkind, opts[i], j, shed, taken, done, rkeys, rctrs,
+                                  ev, ev_n)
+            v = 0
+            for o in range(S):
+                d = sim[S_REP + o] - st[S_REP + o]
+                v += (S - 1) * d if o == me else -d
+            total[i] += v
+    st[S_COUNT + C_MC_ROLLOUTS] += budget * n_opt
+    st[S_COUNT + C_MC_PLAYS] += plays
+    best = 0
+    for i in range(1, n_opt):
+        if total[i] > total[best]:
+            best = i
+    return best
+
+
+@jit
+def search_slot(st, s):
+    return st[S_SEATS] + SLOT_SEARCH_OFFSET + s
+
+
+@jit
+def mc_invest(st, keys, ctrs, s, j):
+    """Investment by search: options no (first), yes."""
+    st[S_DECISIONS] += 1
+    opts = np.zeros(2, dtype=np.int64)
+    opts[1] = 1
+    return opts[mc_search(st, s, D_INVEST, opts, 2, j, False, 0, 0, keys, ctrs, search_slot(st, s))]
+
+
+@jit
+def mc_bid(st, keys, ctrs, s, j):
+    """The bid by search: options 0 .. H in that order."""
+    st[S_DECISIONS] += 1
+    n = max_bid(st) + 1
+    opts = np.arange(n).astype(np.int64)
+    return opts[mc_search(st, s, D_BID, opts, n, j, False, 0, 0, keys, ctrs, search_slot(st, s))]
+
+
+@jit
+def _mask_options(mask, opts):
+    n = 0
+    m = mask
+    while m:
+        opts[n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    return n
+
+
+@jit
+def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
+    """A search seat's Market action, each part by search: the action with its k as one choice
+    (Pass, Draw 1 .. Draw min(Spend, Draw Deck), Buy 1 .. Buy min(Spend, Market), in that order;
+    a k that could not be taken in full is not offered: it would take what a smaller k takes),
+    then each Market card bought (ascending card code), then each discard (ascending card code).
+    Counts the decisions the other policies count (action, k, each card taken by Buy, each
+    discard)."""
+    slot = search_slot(st, s)
+    opts = np.empty(MAX_OPTIONS + N_CARDS, dtype=np.int64)
+    halves, _ = estimate(st[S_HAND + s])
+    shed = halves > 2 * st[S_BID + s]       # the heuristic's side, for rollouts of this turn
+    st[S_DECISIONS] += 1
+    n = 1
+    opts[0] = A_PASS * 4
+    spend = st[S_SPEND + s]
+    for a in (A_DRAW, A_BUY):
+        avail = cards_available(st, a)
+        for k in range(1, (spend if spend < avail else avail) + 1):
+            opts[n] = a * 4 + k
+            n += 1
+    best = opts[0]
+    if n > 1:
+        best = opts[mc_search(st, s, D_ACTION, opts, n, j, shed, 0, 0, keys, ctrs, slot)]
+    action = best // 4
+    k = best % 4
+    taken = 0
+    taken_mask = np.int64(0)
+    discarded = np.int64(0)
+    if action != A_PASS:
+        st[S_DECISIONS] += 1
+        taken = cards_taken(st, action, k)
+        for i in range(taken):
+            if action == A_DRAW:
+                c = draw_top(st, s)
+            else:
+                st[S_DECISIONS] += 1
+                n = _mask_options(st[S_MARKET], opts)
+                c = opts[0]
+                if n > 1:
+                    c = opts[mc_search(st, s, D_PICK, opts, n, j, shed, taken, i, keys, ctrs, slot)]
+                buy_card(st, s, c)
+            taken_mask |= ONE << c
+        for i in range(taken):
+            st[S_DECISIONS] += 1
+            n = _mask_options(st[S_HAND + s], opts)
+            c = opts[mc_search(st, s, D_DISCARD, opts, n, j, shed, taken, i, keys, ctrs, slot)]
+            discard_to_market(st, s, c)
+            discarded |= ONE << c
+    market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n)
+
+
+@jit
+def mc_play(st, keys, ctrs, s):
+    """A search seat's card: the legal cards in ascending card code (a single one is played)."""
+    st[S_DECISIONS] += 1
+    legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
+    if popcount(legal) == 1:
+        return lowest_bit(legal)
+    opts = np.empty(N_CARDS, dtype=np.int64)
+    n = _mask_options(legal, opts)
+    return opts[mc_search(st, s, D_PLAY, opts, n, 0, False, 0, 0, keys, ctrs, search_slot(st, s))]
 
 
 # ---- one game --------------------------------------------------------------------------------
@@ -1018,8 +1561,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     if S == 3 and seats[2, 0] == P_RIVAL:
         players = 2
     st = np.empty(ST_SIZE, dtype=np.int64)
-    keys = np.zeros(S + 2, dtype=np.uint64)
-    ctrs = np.zeros(S + 2, dtype=np.int64)
+    keys = np.zeros(2 * S + SLOT_SEARCH_OFFSET, dtype=np.uint64)
+    ctrs = np.zeros(2 * S + SLOT_SEARCH_OFFSET, dtype=np.int64)
     for s in range(S):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
     init_game(st, players, 1 if params[R_MARKET] == MARKET_RULED else 0)
@@ -1027,6 +1570,11 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     for s in range(S):
         if s != st[S_RIVAL]:
             st[S_POLICY + s] = seats[s, 0]
+            if seats[s, 0] == P_MC:
+                st[S_TRACK] = 1
+                st[S_MCARG + 2 * s] = seats[s, 1]
+                st[S_MCARG + 2 * s + 1] = seats[s, 2]
+                keys[S + SLOT_SEARCH_OFFSET + s] = rng.stream_key(seed, g, rng.SEARCH, s)
     cap = params[R_ROUND_CAP]
     rec = ev.shape[0] > 0
     timeout = False

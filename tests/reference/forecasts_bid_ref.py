@@ -137,7 +137,7 @@ COUNTER_NAMES = (
        for what in ("hits", "misses", "gain", "loss")]
     + ["market_pass", "market_draw", "market_buy", "cards_drawn", "cards_bought",
        "investments", "investment_chances", "sudden_death", "rival_hits", "rival_rounds",
-       "shared_victories"]
+       "shared_victories", "mc_rollouts", "mc_rollout_plays"]
 )
 
 

@@ -1,0 +1,266 @@
+"""The search player (mc) in forecasts-bid: strength on paired deals, no peeking, determinism."""
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from kernels import forecasts_bid as fb
+from kernels import layout, rng
+from kernels.cards import SUIT_MASK
+from simcli import config as cfg
+from simcli import runner
+from simcli.stats import paired_difference
+
+
+def _paired(seats: str, deals: int, seed: int = 5):
+    (res,) = runner.run_jobs([cfg.resolve("forecasts-bid", seats=seats)], deals, seed, progress=False,
+                             rotate=True)
+    pt = res.policy
+    return pt, paired_difference(pt, 0, 1)
+
+
+def test_mc_beats_heuristic_on_paired_deals():
+    pt, d = _paired("mc:8:heuristic,heuristic,heuristic,heuristic", 40)
+    assert pt.names == ["mc:8:heuristic", "heuristic"]
+    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
+
+
+def test_heuristic_beats_random_on_paired_deals():
+    pt, d = _paired("heuristic,random,random,random", 300)
+    assert pt.names == ["heuristic", "random"]
+    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
+
+
+# ---- no peeking: a position reached with the kernel's phase functions, then only hidden cards
+# ---- changed; the sample and the choice must not change ---------------------------------------
+MC_SEAT = 0
+
+
+def _ev():
+    return np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64)
+
+
+def _check_tracking(st):
+    """The observations are sound: shown voids are real, known cards are held."""
+    for o in range(int(st[fb.S_SEATS])):
+        if o == st[fb.S_RIVAL]:
+            continue
+        hand = int(st[fb.S_HAND + o])
+        for su in range(4):
+            if (int(st[fb.S_VOID + o]) >> su) & 1:
+                assert hand & int(SUIT_MASK[su]) == 0
+        assert int(st[fb.S_KNOWN + o]) & ~hand == 0
+
+
+def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
+    """(st, keys, ctrs): round 0 of game ``seed`` with seat 0 on mc:budget:heuristic, the others
+    on ``others`` (random seats buy often: cards known to be held), played on to seat 0's card in trick ``tricks_before`` (-1: its bid)."""
+    S = fb.n_seats(players, None)
+    st = np.empty(fb.ST_SIZE, dtype=np.int64)
+    fb.init_game(st, players, 1)
+    keys = np.zeros(2 * S + 2, dtype=np.uint64)
+    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
+    for s in range(S):
+        keys[s] = rng.stream_key(seed, 0, rng.SEAT, s)
+        if s != st[fb.S_RIVAL]:
+            st[fb.S_POLICY + s] = others
+    st[fb.S_POLICY + MC_SEAT] = fb.P_MC
+    st[fb.S_MCARG + 2 * MC_SEAT] = budget
+    st[fb.S_MCARG + 2 * MC_SEAT + 1] = fb.P_HEURISTIC
+    st[fb.S_TRACK] = 1
+    keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
+    ev, ev_n = _ev()
+    st[fb.S_DEALER] = 0
+    keys[S] = rng.stream_key(seed, 0, rng.DEAL, 0)
+    fb.deal(st, keys, ctrs, S)
+    fb.reset_tracking(st)
+    if tricks_before < 0:
+        for j in range(S - 1):                # seat 0 bids last (seat 0 deals round 0)
+            s = int(fb.seat_from_left(st, j))
+            b = fb.RIVAL_BID if s == st[fb.S_RIVAL] else int(fb.bid_choice(st, keys, ctrs, s))
+            fb.apply_bid(st, s, b)
+        return st, keys, ctrs
+    fb.bid_phase(st, keys, ctrs, ev, ev_n)
+    fb.market_phase(st, keys, ctrs, ev, ev_n)
+    _check_tracking(st)
+    if st[fb.S_RIVAL] >= 0:
+        keys[S + 1] = rng.stream_key(seed, 0, rng.AUX, 0)
+        st[fb.S_MKT_BUILT] = st[fb.S_MARKET]
+        fb.build_rival_deck(st, keys, ctrs, S + 1)
+    leader = int(fb.next_seat(st, 0))
+    st[fb.S_TRICK] = 0
+    for t in range(tricks_before + 1):
+        fb.start_trick(st, leader)
+        s = leader
+        for j in range(S):
+            if t == tricks_before and s == MC_SEAT:
+                return st, keys, ctrs
+            c = fb.mc_play(st, keys, ctrs, s) if s == MC_SEAT else fb.seat_play(st, keys, ctrs, s)
+            fb.play_card(st, s, c)
+            fb.note_play(st, s, c, j)
+            _check_tracking(st)
+            s = int(fb.next_seat(st, s))
+        fb.finish_trick(st)
+        leader = int(st[fb.S_BEST_SEAT])
+    raise AssertionError("unreachable")
+
+
+def _bits(m):
+    return [c for c in range(52) if (int(m) >> c) & 1]
+
+
+def _rehide(st, rs, swaps=300):
+    """A copy of st with the cards seat 0 cannot see moved around at random (swaps that keep
+    every observation true: hand sizes, shown voids, known bought cards, the Market cards in
+    the Rival Deck's lower part); returns the copy and the number of swaps made."""
+    st2 = st.copy()
+    S, r, H = int(st[fb.S_SEATS]), int(st[fb.S_RIVAL]), int(st[fb.S_HAND_SIZE])
+    slots = []          # (kind, where, player or -1)
+    for o in range(S):
+        if o not in (MC_SEAT, r):
+            for c in _bits(st[fb.S_HAND + o] & ~st[fb.S_KNOWN + o]):
+                slots.append(("hand", c, o))
+    for i in range(int(st[fb.S_DECK_TOP]), int(st[fb.S_DECK_END])):
+        slots.append(("draw", i, -1))
+    for c in _bits(st[fb.S_SET_ASIDE]):
+        slots.append(("aside", c, -1))
+    built = int(st[fb.S_MKT_BUILT])
+    if r >= 0 and st[fb.S_RIVAL_END] > 0:
+        for i in range(int(st[fb.S_RIVAL_TOP]), int(st[fb.S_RIVAL_END])):
+            if not (built >> int(st[fb.S_RIVAL_DECK + i])) & 1:
+                slots.append(("rdeck", i, -1))
+    elif r >= 0:
+        for i in range(H):
+            slots.append(("rdeck", i, -1))
+    card = {}
+    for k, (kind, w, _) in enumerate(slots):
+        card[k] = w if kind in ("hand", "aside") else int(st[(fb.S_DRAW_DECK if kind == "draw" else fb.S_RIVAL_DECK) + w])
+    done = 0
+    for _ in range(swaps):
+        a, b = rs.integers(len(slots), size=2)
+        ca, cb = card[a], card[b]
+        pa, pb = slots[a][2], slots[b][2]
+        if pa >= 0 and (int(st[fb.S_VOID + pa]) >> (cb // 13)) & 1:
+            continue
+        if pb >= 0 and (int(st[fb.S_VOID + pb]) >> (ca // 13)) & 1:
+            continue
+        card[a], card[b] = cb, ca
+        done += a != b and pa != pb
+    for o in range(S):
+        if o not in (MC_SEAT, r):
+            st2[fb.S_HAND + o] = st[fb.S_KNOWN + o]
+    st2[fb.S_SET_ASIDE] = 0
+    if r >= 0 and st[fb.S_RIVAL_END] == 0:
+        st2[fb.S_HAND + r] = 0
+    for k, (kind, w, o) in enumerate(slots):
+        c = card[k]
+        if kind == "hand":
+            st2[fb.S_HAND + o] |= 1 << c
+        elif kind == "aside":
+            st2[fb.S_SET_ASIDE] |= 1 << c
+        elif kind == "draw":
+            st2[fb.S_DRAW_DECK + w] = c
+        else:
+            st2[fb.S_RIVAL_DECK + w] = c
+            if st[fb.S_RIVAL_END] == 0:
+                st2[fb.S_HAND + r] |= 1 << c
+    st2[fb.S_DECK:fb.S_DECK + 52] = np.random.default_rng(done).permutation(52)
+    return st2, done
+
+
+def _sample(st, keys, ctrs):
+    S = int(st[fb.S_SEATS])
+    det = np.empty(fb.ST_SIZE, dtype=np.int64)
+    scratch = [np.empty(52, dtype=np.int64) for _ in range(3)] + [np.empty(fb.N_LOC, dtype=np.int64)
+                                                                 for _ in range(2)]
+    fb.determinize(st, MC_SEAT, det, *scratch, keys.copy(), ctrs.copy(), S + 2 + MC_SEAT)
+    return det
+
+
+@pytest.mark.parametrize("players,tricks_before,others,seed", [
+    (4, -1, fb.P_HEURISTIC, 30), (4, 0, fb.P_HEURISTIC, 31), (4, 6, fb.P_HEURISTIC, 37),
+    (3, 4, fb.P_HEURISTIC, 35), (2, -1, fb.P_HEURISTIC, 30), (2, 5, fb.P_HEURISTIC, 36),
+    # positions with shown voids and cards known to be held (bought, not yet played)
+    (4, 2, fb.P_RANDOM, 1), (3, 6, fb.P_RANDOM, 14), (2, 3, fb.P_RANDOM, 3)])
+def test_mc_does_not_see_hidden_cards(players, tricks_before, others, seed):
+    rs = np.random.default_rng(players * 10 + tricks_before)
+    st, keys, ctrs = _position(players, tricks_before, seed=seed, others=others)
+    if others == fb.P_RANDOM:
+        assert st[fb.S_KNOWN:fb.S_KNOWN + 4].any() and st[fb.S_VOID:fb.S_VOID + 4].any()
+    legal = fb.legal_plays(st[fb.S_HAND + MC_SEAT], st[fb.S_LED_SUIT])
+    assert tricks_before < 0 or bin(int(legal)).count("1") > 1, "a real choice"
+    S = int(st[fb.S_SEATS])
+    choices = set()
+    samples = []
+    for _ in range(4):
+        st2, moved = _rehide(st, rs)
+        assert moved > 0 and not np.array_equal(st2, st)
+        samples.append(_sample(st2, keys, ctrs))
+        if tricks_before < 0:
+            choices.add(int(fb.mc_bid(st2.copy(), keys.copy(), ctrs.copy(), MC_SEAT, S - 1)))
+        else:
+            choices.add(int(fb.mc_play(st2.copy(), keys.copy(), ctrs.copy(), MC_SEAT)))
+    # the sample re-deals exactly what seat 0 cannot see: it is the same whatever the hidden cards
+    for det in samples[1:]:
+        assert np.array_equal(det, samples[0])
+    assert len(choices) == 1, "only hidden cards changed, so the choice must not"
+
+
+def test_samples_keep_every_card_and_every_observation():
+    for players, tricks_before, others in [(4, 3, fb.P_HEURISTIC), (3, 8, fb.P_RANDOM),
+                                           (2, 2, fb.P_RANDOM), (2, -1, fb.P_HEURISTIC)]:
+        st, keys, ctrs = _position(players, tricks_before, seed=7, others=others)
+        for k in range(8):
+            ctrs2 = ctrs.copy()
+            ctrs2[int(st[fb.S_SEATS]) + 2] = 1000 * k
+            det = _sample(st, keys, ctrs2)
+            _check_tracking(det)
+            S = int(st[fb.S_SEATS])
+            for o in range(S):
+                assert bin(int(det[fb.S_HAND + o])).count("1") == bin(int(st[fb.S_HAND + o])).count("1")
+            assert det[fb.S_HAND + MC_SEAT] == st[fb.S_HAND + MC_SEAT]
+            places = [int(det[fb.S_HAND + o]) for o in range(S)]
+            places += [1 << int(det[fb.S_DRAW_DECK + i]) for i in range(int(det[fb.S_DECK_TOP]), int(det[fb.S_DECK_END]))]
+            places += [int(det[fb.S_MARKET]), int(det[fb.S_WON_PILE]), int(det[fb.S_SCRAP]), int(det[fb.S_SET_ASIDE])]
+            places += [1 << int(det[fb.S_PLAYED + o]) for o in range(S) if det[fb.S_PLAYED + o] >= 0]
+            places += [1 << int(det[fb.S_RIVAL_DECK + i]) for i in range(int(det[fb.S_RIVAL_TOP]), int(det[fb.S_RIVAL_END]))]
+            allc = 0
+            for p in places:
+                assert allc & p == 0
+                allc |= p
+            assert allc == (1 << 52) - 1
+
+
+# ---- determinism ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("players,seats", [(4, "mc:3:random,heuristic,random,mc:2:heuristic"),
+                                           (2, "mc:2:heuristic,mc:2:random")])
+def test_mc_results_are_identical_across_threads_and_chunks(players, seats):
+    job = cfg.resolve("forecasts-bid", players=players, seats=seats)
+    S = job.seats.shape[0]
+    width = layout.out_width(S, fb.N_COUNTERS)
+    a = np.zeros((12, width), np.int64)
+    job.module.play_games_serial(job.params, job.seats, 9, 0, a)
+    numba.set_num_threads(1)
+    b1 = runner.play_chunk(job, 9, 0, 5).copy()
+    runner.set_threads(None)
+    b2 = runner.play_chunk(job, 9, 5, 12).copy()
+    assert np.array_equal(a, np.vstack([b1, b2]))
+    assert a[:, layout.col_counter(S, fb.C_MC_ROLLOUTS)].min() > 0
+    assert a[:, layout.col_counter(S, fb.C_MC_PLAYS)].min() > 0
+    # trace == run with search seats too
+    o = np.zeros((1, width), np.int64)
+    ev = np.zeros((4096, layout.EVENT_WIDTH), np.int64)
+    ev_n = np.zeros(1, np.int64)
+    fb.trace_game(job.params, job.seats, np.int64(9), np.int64(3), o, ev, ev_n)
+    assert np.array_equal(o[0], a[3])
+
+
+@pytest.mark.parametrize("spec,needle", [("mc:0", "outside 1..4096"), ("mc:x", "not a whole number"),
+                                         ("mc:8:mc", "is not one of random, heuristic"),
+                                         ("mc:8:rival", "is not one of random, heuristic"),
+                                         ("mc:8:heuristic:1", "at most 2 argument")])
+def test_bad_mc_arguments_are_refused(spec, needle):
+    from simcli.errors import SimError
+    with pytest.raises(SimError, match=needle):
+        cfg.resolve("forecasts-bid", policy=spec)
