@@ -15,8 +15,8 @@ def measure(job: cfg.Job, threads: int, seconds: float, repeats: int, seed: int 
     """Median (games/s, decisions/s) of ``repeats`` runs sized to take about ``seconds`` each."""
     runner.set_threads(threads)
     S = job.seats.shape[0]
-    runner.play_chunk(job, seed, 0, 64)  # compile / warm
-    n = 256
+    runner.play_chunk(job, seed, 0, 1)  # compile / warm
+    n = 1  # grow from one game: a search player may take seconds per game
     while True:
         t = time.perf_counter()
         runner.play_chunk(job, seed, 0, n)
@@ -24,7 +24,7 @@ def measure(job: cfg.Job, threads: int, seconds: float, repeats: int, seed: int 
         if dt > seconds / 4 or n >= 1 << 24:
             break
         n *= 4
-    n = max(64, int(n * seconds / max(dt, 1e-9)))
+    n = max(1, int(n * seconds / max(dt, 1e-9)))
     rates, drates = [], []
     first = 0
     for _ in range(repeats):
