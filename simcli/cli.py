@@ -248,7 +248,9 @@ def sweep_cmd(
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from .sweep import load_sweep
     jobs, settings, axes = load_sweep(file)
-    games = games or settings["games"] or 20000
+    default = games or settings["games"] or 20000
+    # --games overrides every grid; otherwise a grid's own `games` beats the file's
+    games = [default if games or c is None else int(c) for c in settings["counts"]]
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
     execute(jobs, games, seed, threads, chunk, out, fmt, False, show_progress(no_progress),
             rotate or settings["rotate"], until_ci, {"axes": axes, "sweep_file": str(file)}, html=html,

@@ -9,6 +9,7 @@ tables::
     players = [3, 4]                  # default: every count of each variant
     policies = ["random", "heuristic,random,random,random"]  # a name = every seat; a list = per seat
     rules = { tricks_per_round = [8, 10] }                    # each list is an axis (cartesian product)
+    games = 2000                      # optional: this grid's games per point (default: the file's)
 
 Every swept rule becomes a label column (its value as text) in every table, and ``meta.json``
 lists the grid's columns under ``axes``. Player counts a variant does not have are skipped;
@@ -22,16 +23,20 @@ from pathlib import Path
 from . import config as cfg
 from .errors import SimError
 
-GRID_KEYS = {"game", "variants", "players", "policies", "rules"}
+GRID_KEYS = {"game", "variants", "players", "policies", "rules", "games"}
 
 
 def load_sweep(path: Path) -> tuple[list[cfg.Job], dict, list[str]]:
-    """(jobs, settings {games, seed, rotate}, axis column names)."""
+    """(jobs, settings {games, seed, rotate, counts}, axis column names).
+
+    ``counts[i]`` is job i's own game count, or None to use the file's (or --games).
+    """
     data = cfg.load_toml(Path(path))
     grids = data.get("grid", [])
     if not grids:
         raise SimError(f"sweep file {path} has no [[grid]] tables")
     jobs: list[cfg.Job] = []
+    counts: list = []
     rule_axes: list[str] = []
     for gi, grid in enumerate(grids):
         unknown = set(grid) - GRID_KEYS
@@ -68,7 +73,9 @@ def load_sweep(path: Path) -> tuple[list[cfg.Job], dict, list[str]]:
                         jobs.append(cfg.resolve(
                             game, v, p, policy=None if seat_list else pol,
                             seats=pol if seat_list else None, rules=overrides, labels=labels))
+                        counts.append(grid.get("games"))
     if not jobs:
         raise SimError(f"sweep file {path} expands to no jobs (check players and seat lists)")
-    settings = {"games": data.get("games"), "seed": data.get("seed"), "rotate": bool(data.get("rotate", False))}
+    settings = {"games": data.get("games"), "seed": data.get("seed"), "rotate": bool(data.get("rotate", False)),
+                "counts": counts}
     return jobs, settings, ["game", "variant", "players", "policies", *rule_axes]

@@ -178,3 +178,16 @@ def test_ladder_climbs_with_paired_rungs_and_a_picture(tmp_path):
     assert first["diff_ci_low"] > 0 and first["win_share"] > 0.25
     assert (tmp_path / "ladder.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert invoke("ladder", GAME, "--budgets", "0").exit_code == 2
+
+
+def test_a_grid_may_set_its_own_game_count(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('games = 300\n[[grid]]\ngame = "forecasts-cubes"\nplayers = [3]\nvariants = ["base"]\n'
+                 '[[grid]]\ngame = "forecasts-cubes"\nplayers = [4]\nvariants = ["base"]\ngames = 120\n')
+    out = tmp_path / "o"
+    r = invoke("sweep", str(f), "--out", str(out), "--no-progress")
+    assert r.exit_code == 0, r.output
+    v = pl.read_parquet(out / "variants.parquet").sort("players")
+    assert v["games"].to_list() == [300, 120]
+    r = invoke("sweep", str(f), "--out", str(tmp_path / "o2"), "--no-progress", "--games", "50")
+    assert pl.read_parquet(tmp_path / "o2" / "variants.parquet")["games"].to_list() == [50, 50]
