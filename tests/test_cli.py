@@ -8,25 +8,11 @@ import sys
 
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
-from simcli import cli
+
+from tests.helpers import invoke
 
 GAME = "forecasts-cubes"
-
-
-class _Main:
-    """Adapter so click's test runner drives simcli.cli.main, the real console entry point."""
-    name = "simcli"
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        sys.argv = ["simcli", *(args or [])]
-        cli.main()
-
-
-def invoke(*args):
-    """Run the CLI as the console script does: errors become one line and an exit code."""
-    return CliRunner().invoke(_Main(), list(args))
 
 
 def test_list_shows_games_variants_rules_policies():

@@ -10,14 +10,11 @@ from kernels import layout, rng
 from kernels.cards import SUIT_MASK
 from simcli import config as cfg
 from simcli import runner
-from simcli.stats import paired_difference
+from tests.helpers import paired_match
 
 
 def _paired(seats: str, deals: int, seed: int = 5):
-    (res,) = runner.run_jobs([cfg.resolve("forecasts-bid", seats=seats)], deals, seed, progress=False,
-                             rotate=True)
-    pt = res.policy
-    return pt, paired_difference(pt, 0, 1)
+    return paired_match("forecasts-bid", seats, deals, seed)
 
 
 def test_mc_beats_heuristic_on_paired_deals():

@@ -8,32 +8,19 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
-from simcli import cli, config, export, html_report, report, runner
+from simcli import config, export, html_report, report, runner
 from simcli.errors import SimError
+
+from tests.helpers import invoke
 
 GAME = "forecasts-cubes"
 IMG = '<img src="data:image/png;base64,'
 CHROMIUM = "/usr/bin/chromium"
 FORBIDDEN = ("http://", "https://", "<script", "<link", "url(", "<iframe", "@import")
-
-
-class _Main:
-    """Adapter so click's test runner drives simcli.cli.main, the real console entry point."""
-    name = "simcli"
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        sys.argv = ["simcli", *(args or [])]
-        cli.main()
-
-
-def invoke(*args):
-    return CliRunner().invoke(_Main(), list(args))
 
 
 def run_folder(path, *extra, games="400"):

@@ -8,16 +8,13 @@ import pytest
 from kernels import layout, pgc, rng
 from simcli import config as cfg
 from simcli import runner
-from simcli.stats import paired_difference
+from tests.helpers import paired_match
 
 RANK = pgc.RANK_OF_NUMBER
 
 
 def _paired(seats: str, deals: int, seed: int = 5, players: int = 4):
-    (res,) = runner.run_jobs([cfg.resolve("pgc", players=players, seats=seats)], deals, seed, progress=False,
-                             rotate=True)
-    pt = res.policy
-    return pt, paired_difference(pt, 0, 1)
+    return paired_match("pgc", seats, deals, seed, players)
 
 
 def test_mc_beats_heuristic_on_paired_deals():

@@ -17,16 +17,13 @@ from kernels import layout, rng
 from kernels import sudden_skies as ss
 from simcli import config as cfg
 from simcli import runner
-from simcli.stats import paired_difference
+from tests.helpers import paired_match
 
 R, H, MC = ss.P_RANDOM, ss.P_HEURISTIC, ss.P_MC
 
 
 def _paired(seats: str, deals: int, seed: int = 5):
-    (res,) = runner.run_jobs([cfg.resolve("sudden-skies", seats=seats)], deals, seed, progress=False,
-                             rotate=True)
-    pt = res.policy
-    return pt, paired_difference(pt, 0, 1)
+    return paired_match("sudden-skies", seats, deals, seed)
 
 
 # ---- strength on paired, seat-rotated deals (4 players) ---------------------------------------
