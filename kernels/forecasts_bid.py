@@ -782,9 +782,32 @@ def bid_choice(st, keys, ctrs, s):
     return pick(st, keys, ctrs, s, max_bid(st) + 1)
 
 
+@jit(inline='always')
+def invest_book(st, s, yes, ev, ev_n):
+    """Count seat s's Investment decision (taken when ``yes``) and record its event."""
+    if yes:
+        apply_invest(st, s)
+        st[S_COUNT + C_INVEST] += 1
+    if ev.shape[0] > 0:
+        record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
+
+
+@jit(inline='always')
+def bid_book(st, s, b, ev, ev_n):
+    """Place seat s's bid b (a player's is counted) and record its event."""
+    if not is_rival(st, s):
+        st[S_COUNT + C_BID + b] += 1
+    apply_bid(st, s, b)
+    if ev.shape[0] > 0:
+        record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
+
+
+# Each phase with a decision comes twice: ``X_phase`` for any seats (a search seat's decision
+# comes from mc_*), ``X_phase_plain`` for games without a search seat (random, heuristic, the
+# Rival). The plain ones make the bulk path that plain jobs compile (play_one_plain), so that
+# the search player is compiled only for jobs that have one; the same decisions either way.
 @jit
 def invest_phase(st, keys, ctrs, ev, ev_n):
-    rec = ev.shape[0] > 0
     S = st[S_SEATS]
     for j in range(S):
         s = seat_from_left(st, j)
@@ -795,30 +818,40 @@ def invest_phase(st, keys, ctrs, ev, ev_n):
             yes = mc_invest(st, keys, ctrs, s, j)
         else:
             yes = invest_choice(st, keys, ctrs, s)
-        if yes:
-            apply_invest(st, s)
-            st[S_COUNT + C_INVEST] += 1
-        if rec:
-            record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
+        invest_book(st, s, yes, ev, ev_n)
+
+
+@jit
+def invest_phase_plain(st, keys, ctrs, ev, ev_n):
+    S = st[S_SEATS]
+    for j in range(S):
+        s = seat_from_left(st, j)
+        if not can_invest(st, s):
+            continue
+        st[S_COUNT + C_INVEST_CHANCES] += 1
+        invest_book(st, s, invest_choice(st, keys, ctrs, s), ev, ev_n)
 
 
 @jit
 def bid_phase(st, keys, ctrs, ev, ev_n):
-    rec = ev.shape[0] > 0
     S = st[S_SEATS]
     for j in range(S):
         s = seat_from_left(st, j)
         if is_rival(st, s):
             b = RIVAL_BID
+        elif st[S_POLICY + s] == P_MC:
+            b = mc_bid(st, keys, ctrs, s, j)
         else:
-            if st[S_POLICY + s] == P_MC:
-                b = mc_bid(st, keys, ctrs, s, j)
-            else:
-                b = bid_choice(st, keys, ctrs, s)
-            st[S_COUNT + C_BID + b] += 1
-        apply_bid(st, s, b)
-        if rec:
-            record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
+            b = bid_choice(st, keys, ctrs, s)
+        bid_book(st, s, b, ev, ev_n)
+
+
+@jit
+def bid_phase_plain(st, keys, ctrs, ev, ev_n):
+    S = st[S_SEATS]
+    for j in range(S):
+        s = seat_from_left(st, j)
+        bid_book(st, s, RIVAL_BID if is_rival(st, s) else bid_choice(st, keys, ctrs, s), ev, ev_n)
 
 
 @jit
@@ -937,6 +970,15 @@ def market_phase(st, keys, ctrs, ev, ev_n):
 
 
 @jit
+def market_phase_plain(st, keys, ctrs, ev, ev_n):
+    S = st[S_SEATS]
+    for j in range(S):
+        s = seat_from_left(st, j)
+        if not is_rival(st, s):
+            market_turn(st, keys, ctrs, s, ev, ev_n)
+
+
+@jit
 def rival_play(st, s):
     """The Rival's card: leading, the top card of its deck; following, flip two and keep one by
     its priority order, the other to the scrap pile. Records the flip in S_FLIP_FIRST/SECOND."""
@@ -978,40 +1020,91 @@ def heuristic_play(st, s):
     return heuristic_card(st, s, legal_plays(st[S_HAND + s], st[S_LED_SUIT]))
 
 
+# table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3
+_ts = np.zeros(4 * N_CARDS, dtype=np.int64)
+for _led in range(4):
+    for _c in range(N_CARDS):
+        _su = _c // N_RANKS
+        _ts[_led * N_CARDS + _c] = _c - _su * N_RANKS + N_RANKS * ((_su == _led) + 2 * (_su == DIAMONDS))
+TRICK_STRENGTH = _ts
+
+
 @jit
 def tricks_phase(st, keys, ctrs, ev, ev_n):
+    """The round's tricks, every seat random, heuristic or the Rival (no search seat).
+
+    The same plays as start_trick / seat_play / play_card / finish_trick, with the trick in
+    progress (led suit, holder, its strength) and the decision count kept in local variables;
+    the state fields the policies read (S_LED_SUIT, S_BEST_SEAT, S_PLAYED) are written before
+    they are read, and every field is as those functions leave it when the phase ends."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
+    H = st[S_HAND_SIZE]
+    rival = st[S_RIVAL]
     leader = next_seat(st, st[S_DEALER])
-    st[S_TRICK] = 0
-    for t in range(st[S_HAND_SIZE]):
-        start_trick(st, leader)
+    pile = st[S_WON_PILE]
+    decisions = 0
+    led = -1
+    best_seat = -1
+    for t in range(H):
+        st[S_TRICK] = t
+        st[S_LEADER] = leader
+        for s in range(S):
+            st[S_PLAYED + s] = -1
+        led = -1
+        best_seat = -1
+        best_str = -1
         s = leader
         for j in range(S):
-            # seat_play's dispatch, written out: a call passing the four arrays costs atomic
-            # reference counting on every card (Numba cannot prune it across its branches)
-            if is_rival(st, s):
+            if s == rival:
+                st[S_LED_SUIT] = led
                 c = rival_play(st, s)
-            elif st[S_POLICY + s] == P_HEURISTIC:
-                c = heuristic_play(st, s)
+                st[S_HAND + s] &= ~(ONE << c)
             else:
-                c = random_play(st, keys, ctrs, s)
-            play_card(st, s, c)
+                decisions += 1
+                hand = st[S_HAND + s]
+                legal = legal_plays(hand, led)
+                if st[S_POLICY + s] == P_HEURISTIC:
+                    st[S_LED_SUIT] = led
+                    st[S_BEST_SEAT] = best_seat
+                    c = heuristic_card(st, s, legal)
+                else:
+                    n = popcount(legal)
+                    c = select_card(legal, rng.below(keys, ctrs, s, n) if n > 1 else 0)
+                st[S_HAND + s] = hand & ~(ONE << c)
+            st[S_PLAYED + s] = c
+            pile |= ONE << c
+            if j == 0:
+                led = c // N_RANKS
+                best_seat = s
+                best_str = TRICK_STRENGTH[led * N_CARDS + c]
+            else:
+                x = TRICK_STRENGTH[led * N_CARDS + c]
+                if x > best_str:
+                    best_str = x
+                    best_seat = s
             if rec:
-                if is_rival(st, s):
+                if s == rival:
                     first = st[S_FLIP_FIRST]
                     second = st[S_FLIP_SECOND]
                     scrapped = -1 if second < 0 else (second if c == first else first)
                     record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], t, first, second, c,
                                  scrapped)
                 record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
-            s = next_seat(st, s)
-        w = st[S_BEST_SEAT]
-        wc = st[S_PLAYED + w]
-        finish_trick(st)
+            s += 1
+            if s == S:
+                s = 0
+        st[S_WON + best_seat] += 1
         if rec:
-            record_event(ev, ev_n, E_TRICK, w, st[S_ROUND], t, wc, st[S_WON + w])
-        leader = w
+            record_event(ev, ev_n, E_TRICK, best_seat, st[S_ROUND], t, st[S_PLAYED + best_seat],
+                         st[S_WON + best_seat])
+        leader = best_seat
+    st[S_LED_SUIT] = led
+    st[S_BEST_SEAT] = best_seat
+    st[S_TRICK] = H
+    st[S_TRICKS_PLAYED] += H
+    st[S_WON_PILE] = pile
+    st[S_DECISIONS] += decisions
 
 
 @jit
@@ -1080,52 +1173,89 @@ def scoring_phase(st, ev, ev_n):
 
 
 @jit
-def play_round(st, keys, ctrs, ev, ev_n, seed, g):
-    """One round: Investment, Deal, Bid, Market, Tricks, Scoring."""
+def round_start(st, ev, ev_n):
+    """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation)."""
+    rnd = st[S_ROUND]
+    S = st[S_SEATS]
+    st[S_DEALER] = rnd % S
+    if ev.shape[0] > 0:
+        record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
+
+
+@jit
+def deal_phase(st, keys, ctrs, ev, ev_n, seed, g):
+    """The Deal from the round's DEAL stream."""
     S = st[S_SEATS]
     rnd = st[S_ROUND]
-    rec = ev.shape[0] > 0
-    st[S_DEALER] = rnd % S
-    if rec:
-        record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
-    invest_phase(st, keys, ctrs, ev, ev_n)
     deal_slot = S + SLOT_DEAL_OFFSET
     keys[deal_slot] = rng.stream_key(seed, g, rng.DEAL, rnd)
     ctrs[deal_slot] = 0
     deal(st, keys, ctrs, deal_slot)
-    if st[S_TRACK]:
-        reset_tracking(st)
-    if rec:
+    if ev.shape[0] > 0:
         for s in range(S):
             record_event(ev, ev_n, E_DEAL, s, rnd, st[S_HAND + s])
         record_event(ev, ev_n, E_DRAW_DECK, -1, rnd, draw_deck_mask(st), draw_deck_size(st))
         if st[S_SET_ASIDE] != 0:
             record_event(ev, ev_n, E_SET_ASIDE, -1, rnd, st[S_SET_ASIDE])
+
+
+@jit
+def rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g):
+    """Rival Station, after the Market: the Rival Deck, shuffled on the round's AUX stream."""
+    S = st[S_SEATS]
+    rnd = st[S_ROUND]
+    r = st[S_RIVAL]
+    aux_slot = S + SLOT_AUX_OFFSET
+    keys[aux_slot] = rng.stream_key(seed, g, rng.AUX, rnd)
+    ctrs[aux_slot] = 0
+    build_rival_deck(st, keys, ctrs, aux_slot)
+    if ev.shape[0] > 0:
+        m = np.int64(0)
+        for i in range(st[S_RIVAL_END]):
+            m |= ONE << st[S_RIVAL_DECK + i]
+        record_event(ev, ev_n, E_RIVAL_DECK, r, rnd, m, st[S_RIVAL_END])
+        for p in range(0, st[S_RIVAL_END], RIVAL_ORDER_PER_EVENT):
+            record_event(ev, ev_n, E_RIVAL_ORDER, r, rnd, p, rival_deck_at(st, p),
+                         rival_deck_at(st, p + 1), rival_deck_at(st, p + 2),
+                         rival_deck_at(st, p + 3), rival_deck_at(st, p + 4),
+                         rival_deck_at(st, p + 5))
+
+
+@jit
+def play_round(st, keys, ctrs, ev, ev_n, seed, g):
+    """One round with any seats: Investment, Deal, Bid, Market, Tricks, Scoring; in a game with
+    a search seat (S_TRACK) what the seats observe is noted."""
+    round_start(st, ev, ev_n)
+    invest_phase(st, keys, ctrs, ev, ev_n)
+    deal_phase(st, keys, ctrs, ev, ev_n, seed, g)
+    if st[S_TRACK]:
+        reset_tracking(st)
     bid_phase(st, keys, ctrs, ev, ev_n)
     if st[S_MARKET_ON]:
         market_phase(st, keys, ctrs, ev, ev_n)
-    r = st[S_RIVAL]
-    if r >= 0:
-        aux_slot = S + SLOT_AUX_OFFSET
-        keys[aux_slot] = rng.stream_key(seed, g, rng.AUX, rnd)
-        ctrs[aux_slot] = 0
+    if st[S_RIVAL] >= 0:
         if st[S_TRACK]:
             st[S_MKT_BUILT] = st[S_MARKET]
-        build_rival_deck(st, keys, ctrs, aux_slot)
-        if rec:
-            m = np.int64(0)
-            for i in range(st[S_RIVAL_END]):
-                m |= ONE << st[S_RIVAL_DECK + i]
-            record_event(ev, ev_n, E_RIVAL_DECK, r, rnd, m, st[S_RIVAL_END])
-            for p in range(0, st[S_RIVAL_END], RIVAL_ORDER_PER_EVENT):
-                record_event(ev, ev_n, E_RIVAL_ORDER, r, rnd, p, rival_deck_at(st, p),
-                             rival_deck_at(st, p + 1), rival_deck_at(st, p + 2),
-                             rival_deck_at(st, p + 3), rival_deck_at(st, p + 4),
-                             rival_deck_at(st, p + 5))
+        rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g)
     if st[S_TRACK]:
         tricks_phase_search(st, keys, ctrs, ev, ev_n)
     else:
         tricks_phase(st, keys, ctrs, ev, ev_n)
+    scoring_phase(st, ev, ev_n)
+
+
+@jit
+def play_round_plain(st, keys, ctrs, ev, ev_n, seed, g):
+    """play_round for a game without search seats (the same phases, without search code)."""
+    round_start(st, ev, ev_n)
+    invest_phase_plain(st, keys, ctrs, ev, ev_n)
+    deal_phase(st, keys, ctrs, ev, ev_n, seed, g)
+    bid_phase_plain(st, keys, ctrs, ev, ev_n)
+    if st[S_MARKET_ON]:
+        market_phase_plain(st, keys, ctrs, ev, ev_n)
+    if st[S_RIVAL] >= 0:
+        rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g)
+    tricks_phase(st, keys, ctrs, ev, ev_n)
     scoring_phase(st, ev, ev_n)
 
 
@@ -1554,15 +1684,16 @@ def mc_play(st, keys, ctrs, s):
 
 # ---- one game --------------------------------------------------------------------------------
 @jit
-def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+def new_game(params, seats, seed, g, st, keys, ctrs):
+    """Set up game ``g`` in the buffers ``st``, ``keys``, ``ctrs`` (any earlier content is
+    overwritten): the seats' SEAT streams (and an mc seat's SEARCH stream), counters at 0."""
     S = seats.shape[0]
     players = S
     if S == 3 and seats[2, 0] == P_RIVAL:
         players = 2
-    st = np.empty(ST_SIZE, dtype=np.int64)
-    keys = np.zeros(2 * S + SLOT_SEARCH_OFFSET, dtype=np.uint64)
-    ctrs = np.zeros(2 * S + SLOT_SEARCH_OFFSET, dtype=np.int64)
+    for i in range(keys.shape[0]):
+        keys[i] = 0
+        ctrs[i] = 0
     for s in range(S):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
     init_game(st, players, 1 if params[R_MARKET] == MARKET_RULED else 0)
@@ -1575,8 +1706,54 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+
+
+@jit
+def end_of_round(st, ev, ev_n):
+    """After a round: (game over, winners). A tie for the lead after the regular rounds starts
+    the sudden-death round among the tied."""
+    st[S_ROUND] += 1
+    if st[S_ROUND] < st[S_ROUNDS]:
+        return False, np.int64(0)
+    winners, sudden = outcome(st)
+    if not sudden:
+        return True, winners
+    st[S_SUDDEN] = 1
+    st[S_CONTENDERS] = winners
+    st[S_COUNT + C_SUDDEN] = 1
+    if ev.shape[0] > 0:
+        record_event(ev, ev_n, E_SUDDEN, -1, winners)
+    return False, np.int64(0)
+
+
+@jit
+def end_game(st, winners, timeout, out, row, ev, ev_n):
+    """Write the game's row (no winner after a timeout) and record the final events."""
+    if timeout:
+        winners = np.int64(0)
+    if popcount(winners) > 1:
+        st[S_COUNT + C_SHARED] = 1
+    write_result(st, winners, timeout, out, row)
+    if ev.shape[0] > 0:
+        for s in range(st[S_SEATS]):
+            record_event(ev, ev_n, E_RESULT, s, st[S_REP + s], out[row, st[S_SEATS] + s],
+                         (winners >> s) & 1, st[S_SUDDEN], 1 if timeout else 0)
+
+
+@jit
+def game_buffers(S):
+    """State vector and stream slots for one game at a time (seats, DEAL, AUX, SEARCH)."""
+    return (np.empty(ST_SIZE, dtype=np.int64), np.empty(2 * S + SLOT_SEARCH_OFFSET, dtype=np.uint64),
+            np.empty(2 * S + SLOT_SEARCH_OFFSET, dtype=np.int64))
+
+
+@jit
+def play_one(params, seats, seed, g, out, row, ev, ev_n):
+    """Play game ``g`` with any seats into ``out[row]``; record events into ``ev`` when it has
+    rows."""
+    st, keys, ctrs = game_buffers(seats.shape[0])
+    new_game(params, seats, seed, g, st, keys, ctrs)
     cap = params[R_ROUND_CAP]
-    rec = ev.shape[0] > 0
     timeout = False
     winners = np.int64(0)
     while True:
@@ -1584,26 +1761,28 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
             timeout = True
             break
         play_round(st, keys, ctrs, ev, ev_n, seed, g)
-        st[S_ROUND] += 1
-        if st[S_ROUND] < st[S_ROUNDS]:
-            continue
-        winners, sudden = outcome(st)
-        if not sudden:
+        done, winners = end_of_round(st, ev, ev_n)
+        if done:
             break
-        st[S_SUDDEN] = 1
-        st[S_CONTENDERS] = winners
-        st[S_COUNT + C_SUDDEN] = 1
-        if rec:
-            record_event(ev, ev_n, E_SUDDEN, -1, winners)
-    if timeout:
-        winners = np.int64(0)
-    if popcount(winners) > 1:
-        st[S_COUNT + C_SHARED] = 1
-    write_result(st, winners, timeout, out, row)
-    if rec:
-        for s in range(S):
-            record_event(ev, ev_n, E_RESULT, s, st[S_REP + s], out[row, S + s], (winners >> s) & 1,
-                         st[S_SUDDEN], 1 if timeout else 0)
+    end_game(st, winners, timeout, out, row, ev, ev_n)
+
+
+@jit
+def play_one_plain(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs):
+    """play_one for a game without search seats, in the caller's buffers (game_buffers)."""
+    new_game(params, seats, seed, g, st, keys, ctrs)
+    cap = params[R_ROUND_CAP]
+    timeout = False
+    winners = np.int64(0)
+    while True:
+        if st[S_ROUND] >= cap:
+            timeout = True
+            break
+        play_round_plain(st, keys, ctrs, ev, ev_n, seed, g)
+        done, winners = end_of_round(st, ev, ev_n)
+        if done:
+            break
+    end_game(st, winners, timeout, out, row, ev, ev_n)
 
 
 @jit
@@ -1626,9 +1805,48 @@ def write_result(st, winners, timeout, out, row):
 
 
 # ---- bulk play and trace ----------------------------------------------------------------------
+# The runner-facing play_games / play_games_serial / trace_game are plain Python: a job with a
+# search (mc) seat goes to the *_search kernels (play_one), any other job to the *_plain kernels
+# (play_one_plain), which never reach the search code, so a plain job does not compile it.
+# The plain bulk kernels reuse one set of buffers per block of BLOCK games.
+BLOCK = 64
+
+
+def has_search(seats) -> bool:
+    return bool((np.asarray(seats)[:, 0] == P_MC).any())
+
+
 @pjit
-def play_games(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+def play_games_plain(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1`` without search seats, one row
+    each, in parallel over blocks of BLOCK games."""
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    n = out.shape[0]
+    for b in prange((n + BLOCK - 1) // BLOCK):
+        st, keys, ctrs = game_buffers(seats.shape[0])
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            play_one_plain(params, seats, seed, first_game + i, out, i, ev, ev_n, st, keys, ctrs)
+
+
+@jit
+def play_games_plain_serial(params, seats, seed, first_game, out):
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    st, keys, ctrs = game_buffers(seats.shape[0])
+    for i in range(out.shape[0]):
+        play_one_plain(params, seats, seed, first_game + i, out, i, ev, ev_n, st, keys, ctrs)
+
+
+@jit
+def trace_game_plain(params, seats, seed, game_index, out, ev, ev_n):
+    st, keys, ctrs = game_buffers(seats.shape[0])
+    play_one_plain(params, seats, seed, game_index, out, 0, ev, ev_n, st, keys, ctrs)
+
+
+@pjit
+def play_games_search(params, seats, seed, first_game, out):
+    """play_games_plain for any seats (search seats too), one game per iteration."""
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in prange(out.shape[0]):
@@ -1636,7 +1854,7 @@ def play_games(params, seats, seed, first_game, out):
 
 
 @jit
-def play_games_serial(params, seats, seed, first_game, out):
+def play_games_search_serial(params, seats, seed, first_game, out):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in range(out.shape[0]):
@@ -1644,8 +1862,27 @@ def play_games_serial(params, seats, seed, first_game, out):
 
 
 @jit
-def trace_game(params, seats, seed, game_index, out, ev, ev_n):
+def trace_game_search(params, seats, seed, game_index, out, ev, ev_n):
     play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+
+
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+    fn = play_games_search if has_search(seats) else play_games_plain
+    fn(params, seats, seed, first_game, out)
+
+
+def play_games_serial(params, seats, seed, first_game, out):
+    """play_games on the calling thread only (tests: serial == parallel)."""
+    fn = play_games_search_serial if has_search(seats) else play_games_plain_serial
+    fn(params, seats, seed, first_game, out)
+
+
+def trace_game(params, seats, seed, game_index, out, ev, ev_n):
+    """Play game ``game_index`` into ``out[0]``, recording its events (the same kernel path as
+    play_games for these seats)."""
+    fn = trace_game_search if has_search(seats) else trace_game_plain
+    fn(params, seats, seed, game_index, out, ev, ev_n)
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
