@@ -195,7 +195,12 @@ S_MKT_BUILT = S_TRACK + 1          # mask: the Market's cards shuffled into the 
 S_VOID = S_MKT_BUILT + 1           # + seat: suits the seat has shown void in (failed to follow)
 S_KNOWN = S_VOID + MAX_SEATS       # + seat: cards it bought from the Market and still holds
 S_MCARG = S_KNOWN + MAX_SEATS      # + 2 * seat: mc budget, rollout policy
-ST_SIZE = S_MCARG + 2 * MAX_SEATS
+# scratch, meaningful only inside one phase: the deal's 51 draws (deal), each seat's next draw
+# (tricks_phase)
+S_DRAWS = S_MCARG + 2 * MAX_SEATS
+S_NEXT = S_DRAWS + N_CARDS
+ST_SIZE = S_NEXT + MAX_SEATS
+_S32 = np.uint64(32)
 
 # ---- trace events -------------------------------------------------------------------------
 (E_ROUND, E_INVEST, E_DEAL, E_DRAW_DECK, E_SET_ASIDE, E_BID, E_MARKET, E_RIVAL_DECK,
@@ -396,11 +401,25 @@ def apply_invest(st, s):
 @jit
 def deal(st, keys, ctrs, slot):
     """Shuffle the 52 cards; deal one at a time clockwise from the dealer's left; the next cards
-    form the Draw Deck (top first); any rest is set aside (the Rival Station's 10)."""
+    form the Draw Deck (top first); any rest is set aside (the Rival Station's 10).
+
+    The shuffle is rng.shuffle's (for i = 51 .. 1 swap deck[i], deck[below(i + 1)]) with its 51
+    draws taken first: they do not depend on the deck, so they are computed side by side."""
+    key = keys[slot]
+    c0 = ctrs[slot]
+    for d in range(N_CARDS - 1):
+        r = rng.bits(key, c0 + d) >> _S32
+        st[S_DRAWS + d] = np.int64((r * np.uint64(N_CARDS - d)) >> _S32)
+    ctrs[slot] = c0 + N_CARDS - 1
     deck = st[S_DECK:S_DECK + N_CARDS]
     for i in range(N_CARDS):
         deck[i] = i
-    rng.shuffle(deck, N_CARDS, keys, ctrs, slot)
+    for d in range(N_CARDS - 1):
+        i = N_CARDS - 1 - d
+        j = st[S_DRAWS + d]
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
     S = st[S_SEATS]
     h = st[S_HAND_SIZE]
     for s in range(S):
@@ -409,10 +428,14 @@ def deal(st, keys, ctrs, slot):
         st[S_BID + s] = -1
         st[S_PLAYED + s] = -1
     s = next_seat(st, st[S_DEALER])
-    for i in range(S * h):                    # card i to seat (dealer + 1 + i) mod S
-        st[S_HAND + s] |= ONE << deck[i]
+    for o in range(S):            # card i to seat (dealer + 1 + i) mod S: cards o, o + S, ...
+        m = np.int64(0)
+        for q in range(h):
+            m |= ONE << deck[o + q * S]
+        st[S_HAND + s] = m
         if is_rival(st, s):
-            st[S_RIVAL_DECK + i // S] = deck[i]   # the Rival's hand, in the order dealt
+            for q in range(h):
+                st[S_RIVAL_DECK + q] = deck[o + q * S]    # the Rival's hand, in the order dealt
         s = next_seat(st, s)
     n_draw = DRAW_DECK_SIZE[st[S_PLAYERS]]
     for j in range(n_draw):
@@ -1044,6 +1067,8 @@ def tricks_phase(st, keys, ctrs, ev, ev_n):
     leader = next_seat(st, st[S_DEALER])
     pile = st[S_WON_PILE]
     decisions = 0
+    for s in range(S):      # each seat's next draw, computed ahead of the decision that uses it
+        st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
     led = -1
     best_seat = -1
     for t in range(H):
@@ -1068,9 +1093,14 @@ def tricks_phase(st, keys, ctrs, ev, ev_n):
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
                     c = heuristic_card(st, s, legal)
-                else:
+                else:           # rng.below(keys, ctrs, s, n) from the prefetched draw
                     n = popcount(legal)
-                    c = select_card(legal, rng.below(keys, ctrs, s, n) if n > 1 else 0)
+                    k = 0
+                    if n > 1:
+                        k = np.int64((np.uint64(st[S_NEXT + s]) * np.uint64(n)) >> _S32)
+                        ctrs[s] += 1
+                        st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
+                    c = select_card(legal, k)
                 st[S_HAND + s] = hand & ~(ONE << c)
             st[S_PLAYED + s] = c
             pile |= ONE << c
