@@ -692,28 +692,48 @@ def strength(c):
     return ((r + N_RANKS) if su == DIAMONDS else r) * 4 + su
 
 
+SIDE_MASK = SUIT_MASK[0] | SUIT_MASK[1] | SUIT_MASK[3]     # every card but the Diamonds
+RANK_BITS = np.int64((1 << N_RANKS) - 1)
+
+
+@jit
+def side_ranks(side):
+    """13-bit mask of the ranks present in ``side`` (a mask without Diamonds)."""
+    return (side | (side >> N_RANKS) | (side >> (3 * N_RANKS))) & RANK_BITS
+
+
 @jit
 def weakest(mask):
-    best = -1
-    m = mask
-    while m:
-        c = lowest_bit(m)
-        m &= m - 1
-        if best < 0 or strength(c) < strength(best):
-            best = c
-    return best
+    """The card of ``mask`` with the least strength (-1 if empty): its lowest side-suit rank,
+    of the lowest suit holding that rank; with only Diamonds, the lowest Diamond."""
+    side = mask & SIDE_MASK
+    if side:
+        r = lowest_bit(side_ranks(side))
+        if (side >> r) & 1:
+            return r
+        if (side >> (N_RANKS + r)) & 1:
+            return N_RANKS + r
+        return 3 * N_RANKS + r
+    if mask:
+        return lowest_bit(mask)
+    return -1
 
 
 @jit
 def strongest(mask):
-    best = -1
-    m = mask
-    while m:
-        c = lowest_bit(m)
-        m &= m - 1
-        if best < 0 or strength(c) > strength(best):
-            best = c
-    return best
+    """The card of ``mask`` with the greatest strength (-1 if empty): its highest Diamond; with
+    no Diamond, its highest side-suit rank, of the highest suit holding that rank."""
+    trumps = mask & SUIT_MASK[DIAMONDS]
+    if trumps:
+        return highest_bit(trumps)
+    if mask:
+        r = highest_bit(side_ranks(mask))
+        if (mask >> (3 * N_RANKS + r)) & 1:
+            return 3 * N_RANKS + r
+        if (mask >> (N_RANKS + r)) & 1:
+            return N_RANKS + r
+        return r
+    return -1
 
 
 HIGH_TRUMP_MASK = np.int64(0)
@@ -767,15 +787,13 @@ def heuristic_card(st, s, legal):
     want = st[S_WON + s] < st[S_BID + s]
     if st[S_LED_SUIT] < 0:
         return strongest(legal) if want else weakest(legal)
+    # the cards that beat the one holding the trick (a card of the led suit or a Diamond): a
+    # higher card of its suit, and any Diamond when it is not one
     best = st[S_PLAYED + st[S_BEST_SEAT]]
-    led = st[S_LED_SUIT]
-    winners = np.int64(0)
-    m = legal
-    while m:
-        c = lowest_bit(m)
-        m &= m - 1
-        if beats(c, best, led):
-            winners |= ONE << c
+    bsu = best // N_RANKS
+    winners = legal & SUIT_MASK[bsu] & ~((ONE << (best + 1)) - 1)
+    if bsu != DIAMONDS:
+        winners |= legal & SUIT_MASK[DIAMONDS]
     if want:
         if winners:
             return weakest(winners)

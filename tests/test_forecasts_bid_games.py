@@ -379,6 +379,30 @@ def test_trace_is_the_run(players):
         assert set(ev[: ev_n[0], 0].tolist()) <= {e.code for e in fb.EVENTS}
 
 
+@pytest.mark.parametrize("players,market", VARIANTS)
+def test_plain_and_search_kernels_agree_without_search_seats(players, market):
+    # play_games sends a job without mc seats to the plain kernels (no search code); the kernels
+    # for any seats must play the same games, event for event
+    seats = seats_of(players, (["random", "heuristic"] * 2)[:players])
+    prm = params_of(market, round_cap=6)
+    width = layout.out_width(seats.shape[0], fb.N_COUNTERS)
+    a = np.zeros((200, width), dtype=np.int64)
+    b = np.zeros((200, width), dtype=np.int64)
+    fb.play_games_plain_serial(prm, seats, np.int64(SEED), np.int64(300), a)
+    fb.play_games_search_serial(prm, seats, np.int64(SEED), np.int64(300), b)
+    assert np.array_equal(a, b)
+    for g in (300, 301, 302):
+        evs = []
+        for fn in (fb.trace_game_plain, fb.trace_game_search):
+            o = np.zeros((1, width), dtype=np.int64)
+            ev = np.zeros((4096, layout.EVENT_WIDTH), dtype=np.int64)
+            ev_n = np.zeros(1, dtype=np.int64)
+            fn(prm, seats, np.int64(SEED), np.int64(g), o, ev, ev_n)
+            assert np.array_equal(o[0], a[g - 300])
+            evs.append(ev[: ev_n[0]].copy())
+        assert np.array_equal(evs[0], evs[1])
+
+
 # ---- the plain-Python statement agrees game by game -------------------------------------------------
 @pytest.mark.parametrize("players,market", VARIANTS)
 @pytest.mark.parametrize("policy,n", [("random", 500), ("heuristic", 150), ("mixed", 150)])

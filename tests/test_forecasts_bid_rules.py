@@ -196,6 +196,23 @@ def test_deal_sizes(players, size, draw, aside):
     assert union == (1 << 52) - 1
 
 
+def test_deal_is_the_documented_shuffle():
+    # docs: the deal of round r is a Fisher-Yates shuffle on the DEAL stream r (tests/reference/prng)
+    from tests.reference import prng
+    for seed, game, rnd in ((1, 0, 0), (7, 12345, 3), (2**40, 9, 5)):
+        st = new_state(4)
+        keys, ctrs = streams(4)
+        keys[4] = rng.stream_key(seed, game, rng.DEAL, rnd)
+        fb.deal(st, keys, ctrs, 4)
+        deck = list(range(52))
+        prng.Stream(seed, game, rng.DEAL, rnd).shuffle(deck)
+        assert st[fb.S_DECK:fb.S_DECK + 52].tolist() == deck
+        assert ctrs[4] == 51
+        # clockwise from the dealer's (seat 0's) left, one card at a time
+        assert [int(st[fb.S_HAND + s]) for s in range(4)] == [
+            mask_of(deck[(s - 1) % 4:40:4]) for s in range(4)]
+
+
 # ---- Phase 4: The Market --------------------------------------------------------------------------
 def market_state(spend, deck_cards, market_cards, players=4):
     st = new_state(players)
@@ -461,6 +478,23 @@ def test_heuristic_draws_toward_a_half_trick_short_bid():
     fb.market_turn(st, keys, ctrs, 0, NO_EV, NO_EV_N)
     assert st[fb.S_HAND + 0] == hand("AS", "2D", "9C", "4H", "5S", "6S", "7S", "8S", "9S", "10S")
     assert st[fb.S_MARKET] == hand("3H") and st[fb.S_SPEND + 0] == 2
+
+
+def test_weakest_and_strongest_follow_the_heuristic_card_order():
+    # the heuristic's order: any Diamond above any other card, then by rank, the suit (S, H, D, C
+    # = 0..3) breaking ties; written out here card by card
+    def order(c):
+        return (c // 13 == 2, c % 13, c // 13)
+
+    r = np.random.default_rng(5)
+    masks = [0, hand("2D"), hand("2S"), hand("AS", "AH", "AC"), hand("2S", "2H", "2C", "3D"),
+             hand("KD", "AS"), (1 << 52) - 1]
+    masks += [int(m) & ((1 << 52) - 1) for m in r.integers(0, 2**62, size=300)]
+    masks += [int(mask_of(r.choice(52, size=k, replace=False))) for k in (1, 2, 3, 5) for _ in range(100)]
+    for m in masks:
+        cs = mask_cards(int(m))
+        assert fb.weakest(np.int64(m)) == (min(cs, key=order) if cs else -1)
+        assert fb.strongest(np.int64(m)) == (max(cs, key=order) if cs else -1)
 
 
 def test_heuristic_card_wins_until_the_bid_then_ducks():
