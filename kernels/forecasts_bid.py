@@ -864,13 +864,29 @@ def invest_phase(st, keys, ctrs, ev, ev_n):
 
 @jit
 def invest_phase_plain(st, keys, ctrs, ev, ev_n):
+    # invest_choice / invest_book written out: helpers taking the arrays cost atomic reference
+    # counting on every call
+    rec = ev.shape[0] > 0
     S = st[S_SEATS]
+    s = st[S_DEALER]
     for j in range(S):
-        s = seat_from_left(st, j)
+        s += 1
+        if s == S:
+            s = 0
         if not can_invest(st, s):
             continue
         st[S_COUNT + C_INVEST_CHANCES] += 1
-        invest_book(st, s, invest_choice(st, keys, ctrs, s), ev, ev_n)
+        st[S_DECISIONS] += 1
+        if st[S_POLICY + s] == P_HEURISTIC:
+            yes = 1 if heuristic_invest(st, s) else 0
+        else:
+            yes = rng.below(keys, ctrs, s, 2)
+        if yes:
+            st[S_REP + s] -= INVEST_COST
+            st[S_SPEND + s] = SPEND_MAX
+            st[S_COUNT + C_INVEST] += 1
+        if rec:
+            record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
 
 
 @jit
@@ -889,10 +905,57 @@ def bid_phase(st, keys, ctrs, ev, ev_n):
 
 @jit
 def bid_phase_plain(st, keys, ctrs, ev, ev_n):
+    # bid_choice / bid_book written out (see invest_phase_plain); a random bid always draws
+    rec = ev.shape[0] > 0
     S = st[S_SEATS]
+    H = max_bid(st)
+    s = st[S_DEALER]
     for j in range(S):
-        s = seat_from_left(st, j)
-        bid_book(st, s, RIVAL_BID if is_rival(st, s) else bid_choice(st, keys, ctrs, s), ev, ev_n)
+        s += 1
+        if s == S:
+            s = 0
+        if is_rival(st, s):
+            b = RIVAL_BID
+        else:
+            st[S_DECISIONS] += 1
+            if st[S_POLICY + s] == P_HEURISTIC:
+                b = heuristic_bid(st[S_HAND + s], H)
+            else:
+                b = rng.below(keys, ctrs, s, H + 1)
+            st[S_COUNT + C_BID + b] += 1
+        st[S_BID + s] = b
+        if rec:
+            record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
+
+
+@jit
+def heuristic_action(hand, market, bid, offered):
+    """The heuristic's Market action (Pass, Draw or Buy, always k = 1) and the side it discards
+    from (True: its strongest card). With its estimate off its bid it moves toward it: too many
+    half-tricks, it would swap its strongest card for the weakest Market card; too few, its
+    weakest for the strongest Market card; it Buys when that card is an improvement, else Draws."""
+    action = A_PASS
+    shed_strong = False
+    if popcount(offered) > 1:
+        halves, _ = estimate(hand)
+        target = 2 * bid
+        if halves != target:
+            shed_strong = halves > target
+            want_take = -1      # the Market card it buys (-1: the Draw Deck's top)
+            if (offered >> A_BUY) & 1:
+                if shed_strong:
+                    c = weakest(market)
+                    if strength(c) < strength(strongest(hand)):
+                        want_take = c
+                else:
+                    c = strongest(market)
+                    if strength(c) > strength(weakest(hand)):
+                        want_take = c
+            if want_take >= 0:
+                action = A_BUY
+            elif (offered >> A_DRAW) & 1:
+                action = A_DRAW
+    return action, shed_strong
 
 
 @jit
@@ -902,33 +965,14 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
     heur = st[S_POLICY + s] == P_HEURISTIC
     action = A_PASS
     k = 0
-    want_take = -1          # heuristic: the Market card it buys (-1: the Draw Deck's top)
     shed_strong = False     # heuristic: discard its strongest (True) or weakest card
     if heur:
         st[S_DECISIONS] += 1
-        if popcount(offered) > 1:
-            halves, _ = estimate(st[S_HAND + s])
-            target = 2 * st[S_BID + s]
-            if halves != target:
-                shed_strong = halves > target
-                hand = st[S_HAND + s]
-                mk = st[S_MARKET]
-                if (offered >> A_BUY) & 1:
-                    if shed_strong:
-                        c = weakest(mk)
-                        if strength(c) < strength(strongest(hand)):
-                            want_take = c
-                    else:
-                        c = strongest(mk)
-                        if strength(c) > strength(weakest(hand)):
-                            want_take = c
-                if want_take >= 0:
-                    action = A_BUY
-                elif (offered >> A_DRAW) & 1:
-                    action = A_DRAW
-            if action != A_PASS:
-                k = 1
-                st[S_DECISIONS] += 1
+        action, shed_strong = heuristic_action(st[S_HAND + s], st[S_MARKET], st[S_BID + s],
+                                               offered)
+        if action != A_PASS:
+            k = 1
+            st[S_DECISIONS] += 1
     else:
         n = popcount(offered)
         action = nth_bit(offered, pick(st, keys, ctrs, s, n))
@@ -1012,11 +1056,75 @@ def market_phase(st, keys, ctrs, ev, ev_n):
 
 @jit
 def market_phase_plain(st, keys, ctrs, ev, ev_n):
+    # market_turn / market_finish / market_book written out for each player (see
+    # invest_phase_plain): the same decisions, draws and counts
+    rec = ev.shape[0] > 0
     S = st[S_SEATS]
+    s = st[S_DEALER]
     for j in range(S):
-        s = seat_from_left(st, j)
-        if not is_rival(st, s):
-            market_turn(st, keys, ctrs, s, ev, ev_n)
+        s += 1
+        if s == S:
+            s = 0
+        if is_rival(st, s):
+            continue
+        offered = market_actions(st, s)
+        heur = st[S_POLICY + s] == P_HEURISTIC
+        k = 0
+        shed_strong = False
+        st[S_DECISIONS] += 1
+        if heur:
+            action, shed_strong = heuristic_action(st[S_HAND + s], st[S_MARKET], st[S_BID + s],
+                                                   offered)
+            if action != A_PASS:
+                k = 1
+                st[S_DECISIONS] += 1
+        else:
+            n = popcount(offered)
+            action = nth_bit(offered, rng.below(keys, ctrs, s, n) if n > 1 else 0)
+            if action != A_PASS:
+                st[S_DECISIONS] += 1
+                spend = st[S_SPEND + s]
+                k = 1 + (rng.below(keys, ctrs, s, spend) if spend > 1 else 0)
+        taken = 0
+        taken_mask = np.int64(0)
+        discarded = np.int64(0)
+        if action != A_PASS:
+            avail = draw_deck_size(st) if action == A_DRAW else popcount(st[S_MARKET])
+            taken = k if k < avail else avail
+            for i in range(taken):
+                if action == A_DRAW:
+                    c = draw_top(st, s)
+                else:
+                    mk = st[S_MARKET]
+                    st[S_DECISIONS] += 1
+                    if heur:
+                        c = weakest(mk) if shed_strong else strongest(mk)
+                    else:
+                        n = popcount(mk)
+                        c = select_card(mk, rng.below(keys, ctrs, s, n) if n > 1 else 0)
+                    buy_card(st, s, c)
+                taken_mask |= ONE << c
+            for i in range(taken):
+                hand = st[S_HAND + s]
+                st[S_DECISIONS] += 1
+                if heur:
+                    c = strongest(hand) if shed_strong else weakest(hand)
+                else:
+                    n = popcount(hand)
+                    c = select_card(hand, rng.below(keys, ctrs, s, n) if n > 1 else 0)
+                discard_to_market(st, s, c)
+                discarded |= ONE << c
+        if action == A_PASS:
+            st[S_COUNT + C_PASS] += 1
+        elif action == A_DRAW:
+            st[S_COUNT + C_DRAW] += 1
+            st[S_COUNT + C_DRAWN] += taken
+        else:
+            st[S_COUNT + C_BUY] += 1
+            st[S_COUNT + C_BOUGHT] += taken
+        if rec:
+            record_event(ev, ev_n, E_MARKET, s, st[S_ROUND], action, k, taken_mask, discarded,
+                         st[S_SPEND + s], st[S_MARKET])
 
 
 @jit
