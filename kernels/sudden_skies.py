@@ -909,6 +909,8 @@ def game_over(st):
 # cards o cannot rule out being at L (see track_turn); a sample re-deals every card o cannot
 # place for sure within those bounds (see _determinize).
 MC_HORIZON = 150        # a rollout stops this many turns after the decision (scores 0: no win)
+MC_Z = 3                # another option overrules the favourite only when its paired advantage
+                        # over it is at least this many standard errors (see _mc_search)
 FULL_DECK = (np.int64(1) << N_CARDS) - 1
 MAX_OPTIONS = 2 + HAND_SIZE * MAX_PLAYERS   # Reveal, Draw, weather card x target
 D_PLAN, D_DISCARD, D_WIND = 0, 1, 2        # the decisions mc searches
@@ -1198,14 +1200,18 @@ def _rollout(st, s, horizon, keys, ctrs):
 
 @jit
 def _mc_search(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot):
-    """Index of the best of ``opts[:n_opt]`` for seat ``me`` by wins over the seat's budget of
-    samples. Each sample re-deals what me cannot see once and plays every option forward from
-    it (common random numbers: also the same rollout streams for every option); ties go to the
-    earlier option. Draws only on stream ``slot`` (me's SEARCH stream)."""
+    """Index of the chosen one of ``opts[:n_opt]`` for seat ``me``; ``opts[0]`` is the favourite.
+    Each of the seat's budget of samples re-deals what me cannot see once and plays every option
+    forward from it (common random numbers: also the same rollout streams for every option).
+    Another option is chosen only when it beat the favourite significantly: with d = its wins
+    minus the favourite's and n = the samples where the two results differ (a sign test on the
+    paired results), d > 0 and d * d > MC_Z**2 * n; among those, the most wins (ties: the earlier
+    option). Otherwise the favourite. Draws only on stream ``slot`` (me's SEARCH stream)."""
     P = st[ST_PLAYERS]
     budget = st[ST_MCARG + 2 * me]
     rpol = st[ST_MCARG + 2 * me + 1]
     total = np.zeros(n_opt, dtype=np.int64)
+    ndiff = np.zeros(n_opt, dtype=np.int64)     # samples where option i and the favourite differ
     det = np.empty(STATE_SIZE, dtype=np.int64)
     sim = np.empty(STATE_SIZE, dtype=np.int64)
     cards = np.empty(N_CARDS, dtype=np.int64)
@@ -1218,6 +1224,7 @@ def _mc_search(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot):
     rctrs = np.zeros(MAX_PLAYERS, dtype=np.int64)
     horizon = st[ST_TURN] + MC_HORIZON
     plays = 0
+    w0 = 0
     for _ in range(budget):
         _determinize(st, me, extra, rpol, det, cards, poss, loc, pilec, cap, work, keys, ctrs, slot)
         # the rollouts' random choices (rollout = random): per-seat streams keyed by one draw
@@ -1232,13 +1239,18 @@ def _mc_search(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot):
                 rctrs[p] = 0
             nxt = _apply_option(sim, me, dkind, opts[i], aux, aux2, rkeys, rctrs)
             plays += _rollout(sim, nxt, horizon, rkeys, rctrs)
-            if sim[ST_WINNER] == me:
-                total[i] += 1
+            win = 1 if sim[ST_WINNER] == me else 0
+            total[i] += win
+            if i == 0:
+                w0 = win
+            elif win != w0:
+                ndiff[i] += 1
     st[ST_CTR + C_MC_ROLLOUTS] += budget * n_opt
     st[ST_CTR + C_MC_PLAYS] += plays
     best = 0
     for i in range(1, n_opt):
-        if total[i] > total[best]:
+        d = total[i] - total[0]
+        if d > 0 and d * d > MC_Z * MC_Z * ndiff[i] and total[i] > total[best]:
             best = i
     return best
 
@@ -1259,8 +1271,11 @@ def mc_plan(st, s, kinds, keys, ctrs, slot):
     """(kind, weather card or -1, target or -1) for seat s's free turn, by search.
 
     Options: Reveal (only offered as a choice with take_win = false), Draw-and-Discard, and each
-    hand card as weather with each of its targets (a Wind has none); the heuristic's own plan
-    first (ties go to it), then that order. Counts decisions where the other policies do."""
+    hand card as weather with each of its targets (a Wind has none). The favourite (_mc_search)
+    is Draw-and-Discard when offered, else the heuristic's own plan; then the heuristic's plan,
+    then that order. A weather card costs a turn of tempo, and a seat that draws unless forced
+    already beats three heuristics (docs/games/sudden-skies.md), so a weather play must beat
+    drawing significantly in the samples. Counts decisions where the other policies do."""
     hand = st[ST_HAND + s]
     opts = np.empty(MAX_OPTIONS, dtype=np.int64)
     n = 0
@@ -1288,6 +1303,8 @@ def mc_plan(st, s, kinds, keys, ctrs, slot):
     if hk == KIND_WEATHER and hc // N_RANKS != WIND:
         ht = h_target(st, s, hc // N_RANKS)
     _to_front(opts, n, _plan_code(hk, hc, ht))
+    if kinds & K_DRAW:
+        _to_front(opts, n, _plan_code(KIND_DRAW, -1, -1))
     best = opts[0]
     if n > 1:
         best = opts[_mc_search(st, s, D_PLAN, opts, n, 0, 0, np.int64(0), keys, ctrs, slot)]
@@ -1307,7 +1324,7 @@ def mc_plan(st, s, kinds, keys, ctrs, slot):
 @jit
 def mc_discard(st, s, drawn, options, keys, ctrs, slot):
     """The card seat s discards after drawing ``drawn`` (2+ options), by search; the
-    heuristic's discard first, then ascending card code."""
+    heuristic's discard first (the favourite), then ascending card code."""
     opts = np.empty(HAND_SIZE + 1, dtype=np.int64)
     n = 0
     m = options
@@ -1322,7 +1339,7 @@ def mc_discard(st, s, drawn, options, keys, ctrs, slot):
 @jit
 def mc_wind(st, p, s, card, keys, ctrs, slot):
     """The card seat p passes in the Wind (``card``) seat s played (2+ cards held), by search;
-    the heuristic's pass first, then ascending card code."""
+    the heuristic's pass first (the favourite), then ascending card code."""
     hand = st[ST_HAND + p]
     opts = np.empty(HAND_SIZE, dtype=np.int64)
     n = 0
