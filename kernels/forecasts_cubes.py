@@ -17,8 +17,12 @@ from numba import prange
 from . import layout, rng
 from ._jit import jit, pjit
 
-# Small rule functions that take several arrays are inlined at the Numba level
-# (inline='always'): measured 13% faster play than leaving the calls to LLVM.
+# Speed notes (CPU-time A/B on one thread, bit-identical results; benchmarks/RESULTS.md):
+# - small rule functions are inlined at the Numba level (inline='always'); but the ones used in
+#   play_one's hot loop take scalars, not arrays: an inlined function's array arguments cost a
+#   reference-count round trip on every call (~20% of random play);
+# - play_one is compiled twice, with and without the search player (``search`` None);
+# - the working arrays are allocated once per block of games, stream keys share their prefix.
 from .cards import (
     HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
@@ -175,24 +179,34 @@ def move_dest(red, option):
     return HOT if red else COLD
 
 
+# The rules below come in two spellings: on scalars (used by play_one's hot loop: an inlined
+# function that takes arrays costs a reference-count round trip per call, measured ~20% of
+# random play) and on the ``cubes`` array (tests, search rollouts), the latter calling the former.
+@jit(inline='always')
+def legal_moves_n(hot, neutral, cold, red, size):
+    """Bit mask of legal options (bit 0, bit 1) for moving ``size`` cubes from one bucket."""
+    far = cold if red else hot
+    return (1 if far >= size else 0) | (2 if neutral >= size else 0)
+
+
 @jit(inline='always')
 def legal_moves(cubes, red, size):
-    """Bit mask of legal options (bit 0, bit 1) for moving ``size`` cubes from one bucket."""
-    m = 0
-    for option in range(2):
-        if cubes[move_source(red, option)] >= size:
-            m |= 1 << option
-    return m
+    return legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, size)
+
+
+@jit(inline='always')
+def points(hot, cold, forecast):
+    """(points, correct): cubes in the forecast bucket, +1 when it beats the opposite bucket."""
+    mine = hot if forecast == F_HOT else cold
+    other = cold if forecast == F_HOT else hot
+    if mine > other:
+        return mine + 1, 1
+    return mine, 0
 
 
 @jit(inline='always')
 def round_points(cubes, forecast):
-    """(points, correct): cubes in the forecast bucket, +1 when it beats the opposite bucket."""
-    mine = cubes[HOT] if forecast == F_HOT else cubes[COLD]
-    other = cubes[COLD] if forecast == F_HOT else cubes[HOT]
-    if mine > other:
-        return mine + 1, 1
-    return mine, 0
+    return points(cubes[HOT], cubes[COLD], forecast)
 
 
 # ---- heuristic pieces ----------------------------------------------------------------------
@@ -272,14 +286,8 @@ def _lowest_rank(mask):
     return best
 
 
-@jit(inline='always')
-def _value(cubes, forecast):
-    pts, _ = round_points(cubes, forecast)
-    return pts
-
-
-@jit(inline='always')
-def heuristic_move(cubes, red, forecast, can_double):
+@jit
+def heuristic_move_n(hot, neutral, cold, red, forecast, can_double):
     """Best (size, option) by the round points it leaves this seat; doubles only if they gain."""
     best_size = 0
     best_opt = -1
@@ -287,21 +295,32 @@ def heuristic_move(cubes, red, forecast, can_double):
     for size in range(1, 3):
         if size == 2 and not can_double:
             break
-        m = legal_moves(cubes, red, size)
+        m = legal_moves_n(hot, neutral, cold, red, size)
         for option in range(2):
             if (m >> option) & 1:
-                src = move_source(red, option)
-                dst = move_dest(red, option)
-                cubes[src] -= size
-                cubes[dst] += size
-                v = _value(cubes, forecast)
-                cubes[src] += size
-                cubes[dst] -= size
+                h = hot
+                c = cold
+                if red:      # option 0: Cold -> Neutral, option 1: Neutral -> Hot
+                    if option == 0:
+                        c -= size
+                    else:
+                        h += size
+                else:        # option 0: Hot -> Neutral, option 1: Neutral -> Cold
+                    if option == 0:
+                        h -= size
+                    else:
+                        c += size
+                v, _ = points(h, c, forecast)
                 if v > best_val:
                     best_val = v
                     best_size = size
                     best_opt = option
     return best_size, best_opt
+
+
+@jit(inline='always')
+def heuristic_move(cubes, red, forecast, can_double):
+    return heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast, can_double)
 
 
 
@@ -507,45 +526,72 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
 
 
 # ---- one game --------------------------------------------------------------------------------
+# The working arrays of one game, allocated once per block of games (``play_block``) and reset
+# by ``play_one``: per-game allocations cost ~10% of random play.
 @jit
-def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` into ``out[row]`` (every column written); record events when ``ev`` has rows."""
+def new_state(P):
+    return (np.zeros(2 * P + 1, dtype=np.uint64),   # keys: 0..P-1 seats, P deal, P+1+s search
+            np.zeros(2 * P + 1, dtype=np.int64),    # ctrs
+            np.zeros(P, dtype=np.int64),            # voids: suits each seat has shown void in
+            np.zeros(P, dtype=np.int64),            # round_played: cards each seat played
+            np.zeros(2, dtype=np.int64),            # mcstat: rollouts, rollout card plays
+            np.zeros(13, dtype=np.int64),           # options
+            np.zeros(P, dtype=np.int64),            # hands
+            np.zeros(P, dtype=np.int64),            # forecast
+            np.zeros(P, dtype=np.int64),            # score
+            np.zeros(P, dtype=np.int64),            # correct
+            np.zeros(P, dtype=np.int64),            # adv_left
+            np.zeros(P, dtype=np.int64),            # used_adv
+            np.zeros(P, dtype=np.int64),            # played
+            np.zeros(3, dtype=np.int64),            # cubes
+            DECK.copy(),                            # deck
+            np.zeros(P, dtype=np.int64))            # tie-break keys
+
+
+@jit(inline='always')
+def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
+    """Play game ``g`` into ``out[row]`` (every column written); record events when ``ev`` has rows.
+
+    ``search`` is None when no seat is ``mc``: Numba then prunes every search branch at compile
+    time, so random and heuristic play run without the search player's code and bookkeeping
+    (measured: ~30% faster); any array selects the build with search.
+    """
+    (keys, ctrs, voids, round_played, mcstat, options, hands, forecast, score, correct, adv_left,
+     used_adv, played, cubes, deck, tkeys) = state
     P = seats.shape[0]
     out[row, :] = 0
     advisory_on = params[R_ADVISORY] != 0
     n_tricks = params[R_TRICKS]
     n_rounds = params[R_ROUNDS]
     hand_size = 13 if P == 3 else 10
-    # stream slots: 0..P-1 the seats' decisions, P the current round's deal, P+1+s seat s's search
-    keys = np.empty(2 * P + 1, dtype=np.uint64)
-    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
-    any_mc = False
+    gkey = rng.game_key(seed, g)
+    seat_key = rng.kind_key(gkey, rng.SEAT)
+    deal_key = rng.kind_key(gkey, rng.DEAL)
     for s in range(P):
-        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
-        if seats[s, 0] == P_MC:
-            any_mc = True
+        keys[s] = rng.index_key(seat_key, s)
+        ctrs[s] = 0
+        if search is not None and seats[s, 0] == P_MC:
             keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
-    voids = np.zeros(P, dtype=np.int64)         # suits each seat has shown void in this round
-    round_played = np.zeros(P, dtype=np.int64)  # cards each seat has played this round
-    mcstat = np.zeros(2, dtype=np.int64)        # rollouts, rollout card plays
-    options = np.zeros(13, dtype=np.int64)
-    hands = np.zeros(P, dtype=np.int64)
-    forecast = np.zeros(P, dtype=np.int64)
-    score = np.zeros(P, dtype=np.int64)
-    correct = np.zeros(P, dtype=np.int64)
-    adv_left = np.zeros(P, dtype=np.int64)
-    used_adv = np.zeros(P, dtype=np.int64)
-    played = np.zeros(P, dtype=np.int64)
-    cubes = np.zeros(3, dtype=np.int64)
-    deck = DECK.copy()
-    if advisory_on:
-        adv_left[:] = 1
+            ctrs[P + 1 + s] = 0
+        score[s] = 0
+        correct[s] = 0
+        adv_left[s] = 1 if advisory_on else 0
+        used_adv[s] = 0
+    mcstat[0] = 0
+    mcstat[1] = 0
     decisions = 0
     tricks = 0
+    no_move = 0
+    hot_f = 0      # counters kept in locals, written once at the end
+    adv_uses = 0
+    hot_ok = 0
+    cold_ok = 0
+    sum_hot = 0
+    sum_neutral = 0
     rec = ev.shape[0] > 0
     for rnd in range(n_rounds):
         # deal: a pure function of (seed, game, round)
-        keys[P] = rng.stream_key(seed, g, rng.DEAL, rnd)
+        keys[P] = rng.index_key(deal_key, rnd)
         ctrs[P] = 0
         for i in range(40):
             deck[i] = DECK[i]
@@ -561,143 +607,172 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         cubes[HOT] = CUBES_START[0]
         cubes[NEUTRAL] = CUBES_START[1]
         cubes[COLD] = CUBES_START[2]
-        voids[:] = 0
-        round_played[:] = 0
+        if search is not None:
+            for s in range(P):
+                voids[s] = 0
+                round_played[s] = 0
         # forecasts, secretly, after seeing the hand
         for s in range(P):
-            if seats[s, 0] == P_HEURISTIC:
+            pol = seats[s, 0]
+            if pol == P_RANDOM:
+                forecast[s] = rng.below(keys, ctrs, s, 2)
+            elif pol == P_HEURISTIC or search is None:
                 forecast[s] = heuristic_forecast(hands[s])
-            elif seats[s, 0] == P_MC:
+            else:
                 options[0] = F_HOT
                 options[1] = F_COLD
                 forecast[s] = options[_mc_choose(0, s, options, 2, hands, cubes, forecast, adv_left,
                                                  advisory_on, P, 0, n_tricks, leader, played, 0, -1, -1,
                                                  voids, round_played, False, seats[s, 1], seats[s, 2],
                                                  keys, ctrs, P + 1 + s, mcstat)]
-            else:
-                forecast[s] = rng.below(keys, ctrs, s, 2)
             decisions += 1
             if rec:
                 record_event(ev, ev_n, E_FORECAST, s, rnd, forecast[s])
-        # tricks
+        # tricks: the highest card of the led suit wins (``w`` follows it as cards are played)
         for t in range(n_tricks):
             led_suit = -1
             best_card = -1
+            w = leader
+            s = leader
             for k in range(P):
-                s = (leader + k) % P
-                legal = legal_cards(hands[s], led_suit)
-                if seats[s, 0] == P_HEURISTIC:
-                    c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s])
-                elif seats[s, 0] == P_MC and popcount(legal) > 1:
+                h = hands[s]
+                legal = h          # legal_cards, with the lead known from k
+                if k > 0:
+                    follow = h & SUIT_MASK[led_suit]
+                    if follow:
+                        legal = follow
+                pol = seats[s, 0]
+                n = popcount(legal)
+                if n == 1:
+                    c = lowest_bit(legal)
+                elif pol == P_RANDOM:
+                    c = select_card(legal, rng.below(keys, ctrs, s, n))
+                elif pol == P_HEURISTIC or search is None:
+                    c = heuristic_card(h, legal, led_suit, best_card, forecast[s])
+                else:
                     n = 0
-                    h = legal
-                    while h:
-                        options[n] = lowest_bit(h)
-                        h &= h - 1
+                    m = legal
+                    while m:
+                        options[n] = lowest_bit(m)
+                        m &= m - 1
                         n += 1
                     c = options[_mc_choose(1, s, options, n, hands, cubes, forecast, adv_left, advisory_on,
                                            P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
                                            round_played, False, seats[s, 1], seats[s, 2], keys, ctrs,
                                            P + 1 + s, mcstat)]
-                else:
-                    n = popcount(legal)
-                    c = select_card(legal, rng.below(keys, ctrs, s, n)) if n > 1 else lowest_bit(legal)
                 decisions += 1
-                if any_mc:  # what a search seat may know: shown voids, cards played this round
+                if search is not None:  # what a search seat may know: shown voids, cards played this round
                     if k > 0 and c // N_RANKS != led_suit:
                         voids[s] |= 1 << led_suit
                     round_played[s] |= np.int64(1) << c
-                hands[s] &= ~(np.int64(1) << c)
+                hands[s] = h & ~(np.int64(1) << c)
                 played[s] = c
                 if k == 0:
                     led_suit = c // N_RANKS
                     best_card = c
-                elif c // N_RANKS == led_suit and c > best_card:
+                elif c > best_card and c // N_RANKS == led_suit:
                     best_card = c
+                    w = s
                 if rec:
                     record_event(ev, ev_n, E_PLAY, s, rnd, t, c)
-            w = trick_winner(played, leader, P)
+                s += 1
+                if s == P:
+                    s = 0
             tricks += 1
             if rec:
                 record_event(ev, ev_n, E_TRICK, w, rnd, t, played[w])
-            decisions += _winner_moves(seats, keys, ctrs, w, led_suit == HEARTS or led_suit == DIAMONDS,
-                                       cubes, forecast, adv_left, used_adv, advisory_on, out, row, P,
-                                       rnd, t, ev, ev_n, hands, n_tricks, played, voids, round_played,
-                                       options, mcstat)
+            red = led_suit == HEARTS or led_suit == DIAMONDS
+            singles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 1)
+            if singles == 0:
+                no_move += 1
+                if rec:
+                    record_event(ev, ev_n, E_NO_MOVE, w, rnd, t)
+            else:
+                # the winner moves a cube, or two with the Advisory
+                doubles = 0
+                if advisory_on and adv_left[w] == 1:
+                    doubles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 2)
+                pol = seats[w, 0]
+                size = 1
+                if pol == P_RANDOM:   # the same draws as _choose_move
+                    if doubles:
+                        size += rng.below(keys, ctrs, w, 2)
+                    m = doubles if size == 2 else singles
+                    option = rng.below(keys, ctrs, w, 2) if m == 3 else m >> 1
+                elif search is not None and pol == P_MC and popcount(singles) + popcount(doubles) > 1:
+                    pick = _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left,
+                                    advisory_on, P, t, n_tricks, played, voids, round_played, seats,
+                                    keys, ctrs, options, mcstat)
+                    size = pick // 2
+                    option = pick % 2
+                else:
+                    size, option = heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
+                                                    forecast[w], doubles != 0)
+                decisions += 1
+                if doubles:
+                    decisions += 1
+                    if rec:
+                        record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
+                if option == 0:
+                    src = COLD if red else HOT
+                    dst = NEUTRAL
+                else:
+                    src = NEUTRAL
+                    dst = HOT if red else COLD
+                cubes[src] -= size
+                cubes[dst] += size
+                if size == 2:
+                    adv_left[w] = 0
+                    used_adv[w] = 1
+                    adv_uses += 1
+                if rec:
+                    record_event(ev, ev_n, E_MOVE, w, rnd, t, src, dst, size, 1 if size == 2 else 0,
+                                 cubes[HOT], cubes[NEUTRAL])
             leader = w
         # round scoring
         for s in range(P):
-            pts, ok = round_points(cubes, forecast[s])
+            pts, ok = points(cubes[HOT], cubes[COLD], forecast[s])
             score[s] += pts
             correct[s] += ok
-            if forecast[s] == F_HOT:
-                out[row, col_counter(P, C_HOT_FORECASTS)] += 1
-                out[row, col_counter(P, C_HOT_CORRECT)] += ok
-            else:
-                out[row, col_counter(P, C_COLD_FORECASTS)] += 1
-                out[row, col_counter(P, C_COLD_CORRECT)] += ok
-            out[row, col_counter(P, C_CORRECT)] += ok
+            is_hot = 1 - forecast[s]   # F_HOT = 0, F_COLD = 1
+            hot_f += is_hot
+            hot_ok += ok * is_hot
+            cold_ok += ok * (1 - is_hot)
             if rec:
                 record_event(ev, ev_n, E_ROUND, s, rnd, forecast[s], pts, ok, score[s])
-        out[row, col_counter(P, C_ROUND_HOT)] += cubes[HOT]
-        out[row, col_counter(P, C_ROUND_NEUTRAL)] += cubes[NEUTRAL]
-        out[row, col_counter(P, C_ROUND_COLD)] += cubes[COLD]
-        out[row, col_counter(P, C_ROUNDS)] += 1
+        sum_hot += cubes[HOT]
+        sum_neutral += cubes[NEUTRAL]
         out[row, col_counter(P, C_FINAL_HOT + cubes[HOT])] += 1
         if rec:
             record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
-    _finish(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n)
+    out[row, col_counter(P, C_ROUNDS)] = n_rounds
+    out[row, col_counter(P, C_ADV_USES)] = adv_uses
+    out[row, col_counter(P, C_HOT_FORECASTS)] = hot_f
+    out[row, col_counter(P, C_HOT_CORRECT)] = hot_ok
+    out[row, col_counter(P, C_COLD_FORECASTS)] = n_rounds * P - hot_f
+    out[row, col_counter(P, C_COLD_CORRECT)] = cold_ok
+    out[row, col_counter(P, C_CORRECT)] = hot_ok + cold_ok
+    out[row, col_counter(P, C_ROUND_HOT)] = sum_hot
+    out[row, col_counter(P, C_ROUND_NEUTRAL)] = sum_neutral
+    out[row, col_counter(P, C_ROUND_COLD)] = n_rounds * N_CUBES - sum_hot - sum_neutral
+    out[row, col_counter(P, C_NO_MOVE)] = no_move
+    _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n, tkeys)
     out[row, col_counter(P, C_MC_ROLLOUTS)] = mcstat[0]
     out[row, col_counter(P, C_MC_PLAYS)] = mcstat[1]
     out[row, col_length(P)] = tricks
     out[row, col_decisions(P)] = decisions
 
 
-@jit(inline='always')
-def _winner_moves(seats, keys, ctrs, w, red, cubes, forecast, adv_left, used_adv, advisory_on,
-                  out, row, P, rnd, t, ev, ev_n, hands, n_tricks, played, voids, round_played,
-                  options, mcstat):
-    """The trick winner moves a cube (or two with the Advisory); returns decisions taken."""
-    rec = ev.shape[0] > 0
-    singles = legal_moves(cubes, red, 1)
-    if singles == 0:
-        out[row, col_counter(P, C_NO_MOVE)] += 1
-        if rec:
-            record_event(ev, ev_n, E_NO_MOVE, w, rnd, t)
-        return 0
-    doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
-    decisions = 0
-    if seats[w, 0] == P_MC and popcount(singles) + popcount(doubles) > 1:
-        pick = _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t,
-                        n_tricks, played, voids, round_played, seats, keys, ctrs, options, mcstat)
-        size = pick // 2
-        option = pick % 2
-    else:
-        size, option = _choose_move(seats[w, 0], cubes, red, forecast[w], doubles != 0, singles,
-                                    doubles, keys, ctrs, w)
-    if doubles:
-        decisions += 1
-        if rec:
-            record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
-    decisions += 1
-    src = move_source(red, option)
-    dst = move_dest(red, option)
-    cubes[src] -= size
-    cubes[dst] += size
-    if size == 2:
-        adv_left[w] = 0
-        used_adv[w] = 1
-        out[row, col_counter(P, C_ADV_USES)] += 1
-    if rec:
-        record_event(ev, ev_n, E_MOVE, w, rnd, t, src, dst, size, 1 if size == 2 else 0,
-                     cubes[HOT], cubes[NEUTRAL])
-    return decisions
-
-
 @jit
 def _finish(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n):
     """Highest score wins; ties: most correct forecasts, then an unused Advisory, then shared."""
-    keys = np.empty(P, dtype=np.int64)
+    _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n,
+                 np.empty(P, dtype=np.int64))
+
+
+@jit
+def _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n, keys):
+    """``_finish`` with a caller-owned buffer for the tie-break keys."""
     for s in range(P):
         # lexicographic (score, correct, unused Advisory): correct <= 12, unused <= 1
         k = (score[s] * 16 + correct[s]) * 2
@@ -726,26 +801,54 @@ def _finish(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev
 
 
 # ---- bulk play and trace ----------------------------------------------------------------------
+BLOCK = 64  # games per work item of play_games: one state allocation each
+
+
+@jit
+def play_block(params, seats, seed, first_game, out, lo, hi, ev, ev_n):
+    """Play games ``first_game + i`` for rows ``i`` in [lo, hi) with one working state."""
+    if has_search(seats):
+        _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, np.zeros(1, dtype=np.int64))
+    else:
+        _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, None)
+
+
+@jit
+def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
+    """``play_block`` for one build: ``search`` None (no mc seat: search code pruned) or an array."""
+    state = new_state(seats.shape[0])
+    for i in range(lo, hi):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, state, search)
+
+
+@jit
+def has_search(seats):
+    for s in range(seats.shape[0]):
+        if seats[s, 0] == P_MC:
+            return True
+    return False
+
+
 @pjit
 def play_games(params, seats, seed, first_game, out):
     """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
-    for i in prange(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+    n = out.shape[0]
+    for b in prange((n + BLOCK - 1) // BLOCK):
+        ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+        ev_n = np.zeros(1, dtype=np.int64)
+        play_block(params, seats, seed, first_game, out, b * BLOCK, min(n, (b + 1) * BLOCK), ev, ev_n)
 
 
 @jit
 def play_games_serial(params, seats, seed, first_game, out):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
-    for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+    play_block(params, seats, seed, first_game, out, 0, out.shape[0], ev, ev_n)
 
 
 @jit
 def trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+    play_block(params, seats, seed, game_index, out[:1], 0, 1, ev, ev_n)
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:

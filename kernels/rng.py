@@ -51,10 +51,24 @@ def mix64(z):
 @jit
 def stream_key(seed, game, kind, index):
     """The key of one stream; all arguments are non-negative integers below 2**63."""
-    k = mix64(np.uint64(seed) + GOLDEN)
-    k = mix64(k + np.uint64(game) + GOLDEN)
-    k = mix64(k + np.uint64(kind) + GOLDEN)
-    return mix64(k + np.uint64(index) + GOLDEN)
+    return index_key(kind_key(game_key(seed, game), kind), index)
+
+
+# stream_key in stages, for a kernel that derives many keys of one game: the (seed, game) and
+# (seed, game, kind) prefixes are computed once instead of once per stream (same keys).
+@jit
+def game_key(seed, game):
+    return mix64(mix64(np.uint64(seed) + GOLDEN) + np.uint64(game) + GOLDEN)
+
+
+@jit
+def kind_key(gkey, kind):
+    return mix64(gkey + np.uint64(kind) + GOLDEN)
+
+
+@jit
+def index_key(kkey, index):
+    return mix64(kkey + np.uint64(index) + GOLDEN)
 
 
 @jit
