@@ -862,7 +862,7 @@ def invest_phase(st, keys, ctrs, ev, ev_n):
         invest_book(st, s, yes, ev, ev_n)
 
 
-@jit
+@jit(inline='always')
 def invest_phase_plain(st, keys, ctrs, ev, ev_n):
     # invest_choice / invest_book written out: helpers taking the arrays cost atomic reference
     # counting on every call
@@ -903,7 +903,7 @@ def bid_phase(st, keys, ctrs, ev, ev_n):
         bid_book(st, s, b, ev, ev_n)
 
 
-@jit
+@jit(inline='always')
 def bid_phase_plain(st, keys, ctrs, ev, ev_n):
     # bid_choice / bid_book written out (see invest_phase_plain); a random bid always draws
     rec = ev.shape[0] > 0
@@ -1054,7 +1054,7 @@ def market_phase(st, keys, ctrs, ev, ev_n):
             st[S_KNOWN + s] |= before & ~st[S_MARKET]
 
 
-@jit
+@jit(inline='always')
 def market_phase_plain(st, keys, ctrs, ev, ev_n):
     # market_turn / market_finish / market_book written out for each player (see
     # invest_phase_plain): the same decisions, draws and counts
@@ -1178,7 +1178,7 @@ for _led in range(4):
 TRICK_STRENGTH = _ts
 
 
-@jit
+@jit(inline='always')
 def tricks_phase(st, keys, ctrs, ev, ev_n):
     """The round's tricks, every seat random, heuristic or the Rival (no search seat).
 
@@ -1302,7 +1302,7 @@ def tricks_phase_search(st, keys, ctrs, ev, ev_n):
         leader = w
 
 
-@jit
+@jit(inline='always')
 def scoring_phase(st, ev, ev_n):
     """Compare tricks won with the bid; the Reputation change is capped at 60."""
     S = st[S_SEATS]
@@ -1328,7 +1328,7 @@ def scoring_phase(st, ev, ev_n):
                          st[S_SPEND + s])
 
 
-@jit
+@jit(inline='always')
 def round_start(st, ev, ev_n):
     """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation)."""
     rnd = st[S_ROUND]
@@ -1338,7 +1338,7 @@ def round_start(st, ev, ev_n):
         record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
 
 
-@jit
+@jit(inline='always')
 def deal_phase(st, keys, ctrs, ev, ev_n, seed, g):
     """The Deal from the round's DEAL stream."""
     S = st[S_SEATS]
@@ -1355,7 +1355,7 @@ def deal_phase(st, keys, ctrs, ev, ev_n, seed, g):
             record_event(ev, ev_n, E_SET_ASIDE, -1, rnd, st[S_SET_ASIDE])
 
 
-@jit
+@jit(inline='always')
 def rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g):
     """Rival Station, after the Market: the Rival Deck, shuffled on the round's AUX stream."""
     S = st[S_SEATS]
@@ -1400,7 +1400,7 @@ def play_round(st, keys, ctrs, ev, ev_n, seed, g):
     scoring_phase(st, ev, ev_n)
 
 
-@jit
+@jit(inline='always')
 def play_round_plain(st, keys, ctrs, ev, ev_n, seed, g):
     """play_round for a game without search seats (the same phases, without search code)."""
     round_start(st, ev, ev_n)
@@ -1839,7 +1839,7 @@ def mc_play(st, keys, ctrs, s):
 
 
 # ---- one game --------------------------------------------------------------------------------
-@jit
+@jit(inline='always')
 def new_game(params, seats, seed, g, st, keys, ctrs):
     """Set up game ``g`` in the buffers ``st``, ``keys``, ``ctrs`` (any earlier content is
     overwritten): the seats' SEAT streams (and an mc seat's SEARCH stream), counters at 0."""
@@ -1864,7 +1864,7 @@ def new_game(params, seats, seed, g, st, keys, ctrs):
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.stream_key(seed, g, rng.SEARCH, s)
 
 
-@jit
+@jit(inline='always')
 def end_of_round(st, ev, ev_n):
     """After a round: (game over, winners). A tie for the lead after the regular rounds starts
     the sudden-death round among the tied."""
