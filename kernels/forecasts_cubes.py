@@ -801,54 +801,57 @@ def _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, e
 
 
 # ---- bulk play and trace ----------------------------------------------------------------------
+# Two builds of play_one: ``search`` None (no mc seat; every search branch pruned at compile time)
+# or an array. The entry points choose in Python, so a run compiles only the build it needs
+# (the search build roughly doubles the cold compile).
 BLOCK = 64  # games per work item of play_games: one state allocation each
 
 
 @jit
-def play_block(params, seats, seed, first_game, out, lo, hi, ev, ev_n):
-    """Play games ``first_game + i`` for rows ``i`` in [lo, hi) with one working state."""
-    if has_search(seats):
-        _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, np.zeros(1, dtype=np.int64))
-    else:
-        _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, None)
-
-
-@jit
 def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
-    """``play_block`` for one build: ``search`` None (no mc seat: search code pruned) or an array."""
+    """Play games ``first_game + i`` into rows ``i`` in [lo, hi) with one working state."""
     state = new_state(seats.shape[0])
     for i in range(lo, hi):
         play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, state, search)
 
 
-@jit
-def has_search(seats):
-    for s in range(seats.shape[0]):
-        if seats[s, 0] == P_MC:
-            return True
-    return False
-
-
 @pjit
-def play_games(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+def _play_games(params, seats, seed, first_game, out, search):
     n = out.shape[0]
     for b in prange((n + BLOCK - 1) // BLOCK):
         ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
         ev_n = np.zeros(1, dtype=np.int64)
-        play_block(params, seats, seed, first_game, out, b * BLOCK, min(n, (b + 1) * BLOCK), ev, ev_n)
+        _play_range(params, seats, seed, first_game, out, b * BLOCK, min(n, (b + 1) * BLOCK), ev, ev_n,
+                    search)
 
 
 @jit
-def play_games_serial(params, seats, seed, first_game, out):
+def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
-    play_block(params, seats, seed, first_game, out, 0, out.shape[0], ev, ev_n)
+    _play_range(params, seats, seed, first_game, out, 0, out.shape[0], ev, ev_n, search)
 
 
 @jit
+def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
+    _play_range(params, seats, seed, game_index, out[:1], 0, 1, ev, ev_n, search)
+
+
+def _search(seats):
+    return np.zeros(1, dtype=np.int64) if bool((np.asarray(seats)[:, 0] == P_MC).any()) else None
+
+
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+    _play_games(params, seats, seed, first_game, out, _search(seats))
+
+
+def play_games_serial(params, seats, seed, first_game, out):
+    _play_games_serial(params, seats, seed, first_game, out, _search(seats))
+
+
 def trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    play_block(params, seats, seed, game_index, out[:1], 0, 1, ev, ev_n)
+    _trace_game(params, seats, seed, game_index, out, ev, ev_n, _search(seats))
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
