@@ -1214,18 +1214,22 @@ def tricks_phase(st, keys, ctrs, ev, ev_n):
             else:
                 decisions += 1
                 hand = st[S_HAND + s]
-                legal = legal_plays(hand, led)
+                legal = hand
+                if j > 0:       # legal_plays without a branch: the led suit, or any card if void
+                    follow = hand & SUIT_MASK[led]
+                    legal = follow | (hand & (np.int64(follow != 0) - 1))
                 if st[S_POLICY + s] == P_HEURISTIC:
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
                     c = heuristic_card(st, s, legal)
-                else:           # rng.below(keys, ctrs, s, n) from the prefetched draw
+                else:
+                    # rng.below(keys, ctrs, s, n) from the prefetched draw when n >= 2, without a
+                    # branch: with n = 1 the index is 0 and the counter stays (the same next draw)
                     n = popcount(legal)
-                    k = 0
-                    if n > 1:
-                        k = np.int64((np.uint64(st[S_NEXT + s]) * np.uint64(n)) >> _S32)
-                        ctrs[s] += 1
-                        st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
+                    k = np.int64((np.uint64(st[S_NEXT + s]) * np.uint64(n)) >> _S32)
+                    ctr = ctrs[s] + np.int64(n > 1)
+                    ctrs[s] = ctr
+                    st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctr) >> _S32)
                     c = select_card(legal, k)
                 st[S_HAND + s] = hand & ~(ONE << c)
             st[S_PLAYED + s] = c
