@@ -985,8 +985,12 @@ def new_state(players):
 
 
 @jit
-def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
+    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows.
+
+    ``search`` is None when no seat is ``mc``: Numba then prunes the search player's branch at
+    compile time (a build without it compiles faster; see docs/architecture.md).
+    """
     P = seats.shape[0]
     rec = ev.shape[0] > 0
     for j in range(out.shape[1]):
@@ -1001,7 +1005,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     ctrs = np.zeros(2 * P + 1, dtype=np.int64)
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
-        if seats[s, 0] == P_MC:
+        if search is not None and seats[s, 0] == P_MC:
             keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
     mcstat = np.zeros(2, dtype=np.int64)        # rollouts, rollout turns
     fixed = 0
@@ -1032,7 +1036,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
             pol = seats[seat, 0]
             if pol == P_HEURISTIC:
                 i = heuristic_choice(st, params, acts, n)
-            elif pol == P_MC:
+            elif search is not None and pol == P_MC:
                 i = 0
                 if n > 1:
                     i = mc_choose(st, params, acts, n, seats[seat, 1], seats[seat, 2], keys, ctrs,
@@ -1135,26 +1139,44 @@ def _finish(st, P, timeout, out, row, ev, ev_n):
 
 
 # ---- bulk play and trace ----------------------------------------------------------------------
+# Two builds of play_one (``search`` None: no mc seat), chosen in Python by the entry points so a
+# run compiles only the build it needs.
 @pjit
-def play_games(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+def _play_games(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in prange(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
 
 
 @jit
-def play_games_serial(params, seats, seed, first_game, out):
+def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
 
 
 @jit
+def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
+
+
+def _search(seats):
+    return np.zeros(1, dtype=np.int64) if bool((np.asarray(seats)[:, 0] == P_MC).any()) else None
+
+
+def play_games(params, seats, seed, first_game, out):
+    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+    _play_games(params, seats, seed, first_game, out, _search(seats))
+
+
+def play_games_serial(params, seats, seed, first_game, out):
+    _play_games_serial(params, seats, seed, first_game, out, _search(seats))
+
+
 def trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+    _trace_game(params, seats, seed, game_index, out, ev, ev_n, _search(seats))
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
