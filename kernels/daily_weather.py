@@ -1490,8 +1490,12 @@ def write_row(out, row, st, tm, rows, ok, m, score, win, info, mcstat):
 
 
 @jit
-def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` for seat row 0 into ``out[row]``; record events when ``ev`` has rows."""
+def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
+    """Play game ``g`` for seat row 0 into ``out[row]``; record events when ``ev`` has rows.
+
+    ``search`` is None unless the seat is ``mc``: Numba then prunes the search player's branch at
+    compile time, so the other policies' build compiles without it.
+    """
     for j in range(out.shape[1]):
         out[row, j] = 0
     st = np.zeros(ST_LEN, dtype=np.int64)
@@ -1513,7 +1517,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     policy = seats[0, 0]
     skeys, sctrs = rng.new_streams(1)          # the search player's own stream
     mcstat = np.zeros(2, dtype=np.int64)       # rollouts, placements simulated
-    if policy == P_MC:
+    if search is not None and policy == P_MC:
         skeys[0] = rng.stream_key(seed, g, rng.SEARCH, 0)
     tracing = ev.shape[0] > 0
     if tracing:
@@ -1553,9 +1557,11 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
         elif policy == P_SOLVER:
             o = choose_solver(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
                               work, ok, plan, info, turn)
-        else:
+        elif search is not None:
             o = mc_choose(params, st, top, tm, pat, opts, n, seats[0, 1], seats[0, 2], skeys,
                           sctrs, mcstat)
+        else:                     # not reached: policy is mc only in the search build
+            o = opts[0]
         turn += 1
         code = st[S_HAND0 + opt_slot(o)]
         lab = labels_under(st, top, o)
@@ -1578,24 +1584,29 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
 
 
 @pjit
-def _play_games(params, seats, seed, first_game, out):
+def _play_games(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     for i in prange(out.shape[0]):
         ev_n = np.zeros(1, dtype=np.int64)
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
 
 
 @jit
-def _play_games_serial(params, seats, seed, first_game, out):
+def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
 
 
 @jit
-def _trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
+
+
+def _search(seats):
+    """The build to run: with the search player (an array) only when the seat is mc."""
+    return np.zeros(1, dtype=np.int64) if int(np.asarray(seats)[0, 0]) == P_MC else None
 
 
 def play_games(params, seats, seed, first_game, out):
@@ -1603,16 +1614,16 @@ def play_games(params, seats, seed, first_game, out):
 
     ``params`` holds the rule values; the card tail is appended here (see ``with_cards``)."""
     _play_games(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                np.int64(first_game), out)
+                np.int64(first_game), out, _search(seats))
 
 
 def play_games_serial(params, seats, seed, first_game, out):
     """``play_games`` without prange (tests: serial == parallel)."""
     _play_games_serial(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                       np.int64(first_game), out)
+                       np.int64(first_game), out, _search(seats))
 
 
 def trace_game(params, seats, seed, game_index, out, ev, ev_n):
     """Play game ``game_index`` into ``out[0]`` recording events into ``ev`` (count in ev_n)."""
     _trace_game(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                np.int64(game_index), out, ev, ev_n)
+                np.int64(game_index), out, ev, ev_n, _search(seats))
