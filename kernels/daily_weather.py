@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from numba import prange
 
-from . import layout, rng
+from . import builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
 from .spec import Counter, Event, Rule
@@ -1604,26 +1604,21 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
     play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
 
 
-def _search(seats):
-    """The build to run: with the search player (an array) only when the seat is mc."""
-    return np.zeros(1, dtype=np.int64) if int(np.asarray(seats)[0, 0]) == P_MC else None
-
-
 def play_games(params, seats, seed, first_game, out):
     """Play games ``first_game ..`` into the rows of ``out`` (prange over rows).
 
     ``params`` holds the rule values; the card tail is appended here (see ``with_cards``)."""
     _play_games(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                np.int64(first_game), out, _search(seats))
+                np.int64(first_game), out, builds.search_arg(seats, P_MC))
 
 
 def play_games_serial(params, seats, seed, first_game, out):
     """``play_games`` without prange (tests: serial == parallel)."""
     _play_games_serial(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                       np.int64(first_game), out, _search(seats))
+                       np.int64(first_game), out, builds.search_arg(seats, P_MC))
 
 
 def trace_game(params, seats, seed, game_index, out, ev, ev_n):
     """Play game ``game_index`` into ``out[0]`` recording events into ``ev`` (count in ev_n)."""
     _trace_game(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                np.int64(game_index), out, ev, ev_n, _search(seats))
+                np.int64(game_index), out, ev, ev_n, builds.search_arg(seats, P_MC))

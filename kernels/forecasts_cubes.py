@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import layout, rng
+from . import builds, layout, rng
 from ._jit import jit, pjit
 
 # Speed notes (CPU-time A/B on one thread, bit-identical results; benchmarks/RESULTS.md):
@@ -837,21 +837,8 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
     _play_range(params, seats, seed, game_index, out[:1], 0, 1, ev, ev_n, search)
 
 
-def _search(seats):
-    return np.zeros(1, dtype=np.int64) if bool((np.asarray(seats)[:, 0] == P_MC).any()) else None
-
-
-def play_games(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
-    _play_games(params, seats, seed, first_game, out, _search(seats))
-
-
-def play_games_serial(params, seats, seed, first_game, out):
-    _play_games_serial(params, seats, seed, first_game, out, _search(seats))
-
-
-def trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    _trace_game(params, seats, seed, game_index, out, ev, ev_n, _search(seats))
+play_games, play_games_serial, trace_game = builds.entry_points(
+    _play_games, _play_games_serial, _trace_game, P_MC)
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import layout, rng
+from . import builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -1162,21 +1162,8 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
     play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
 
 
-def _search(seats):
-    return np.zeros(1, dtype=np.int64) if bool((np.asarray(seats)[:, 0] == P_MC).any()) else None
-
-
-def play_games(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
-    _play_games(params, seats, seed, first_game, out, _search(seats))
-
-
-def play_games_serial(params, seats, seed, first_game, out):
-    _play_games_serial(params, seats, seed, first_game, out, _search(seats))
-
-
-def trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    _trace_game(params, seats, seed, game_index, out, ev, ev_n, _search(seats))
+play_games, play_games_serial, trace_game = builds.entry_points(
+    _play_games, _play_games_serial, _trace_game, P_MC)
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
