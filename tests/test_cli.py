@@ -170,3 +170,17 @@ def test_dask_backend_from_the_command_line_matches_local(tmp_path):
 def test_backend_option_errors(tmp_path, args, needle):
     r = invoke("run", GAME, "--games", "10", "--out", str(tmp_path / "o"), *args)
     assert r.exit_code == 2 and needle in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_bench_measures_every_policy_at_one_and_all_threads():
+    from simcli.bench import bench
+    import numba
+    rows = bench("forecasts-cubes", seconds=0.05, repeats=1, players=3)
+    threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
+    assert {(r["policy"], r["threads"]) for r in rows} == {
+        (p, t) for p in ("random", "heuristic", "mc") for t in threads}
+    for r in rows:
+        assert r["players"] == 3 and r["games_per_s"] > 0
+        # forecasts-cubes at 3 players with the default 10 tricks: 4 rounds x (3 forecasts +
+        # 30 card plays + at most 10 cube moves) decisions per game
+        assert 4 * 33 <= r["decisions_per_s"] / r["games_per_s"] <= 4 * 43
