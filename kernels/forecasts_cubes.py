@@ -22,12 +22,15 @@ from ._jit import jit, pjit
 #   play_one's hot loop take scalars, not arrays: an inlined function's array arguments cost a
 #   reference-count round trip on every call (~20% of random play);
 # - play_one is compiled twice, with and without the search player (``search`` None);
-# - the working arrays are allocated once per block of games, stream keys share their prefix.
+# - the working arrays are allocated once per block of games, stream keys share their prefix,
+#   the deal's 39 shuffle draws are computed before the swaps (rng.shuffle_batched), and a random
+#   seat's card draw has no branch on the number of legal cards.
 from .cards import (
     HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
+from .rng import _S32
 from .spec import Counter, Event, Rule
 
 GAME_ID = "forecasts-cubes"
@@ -545,6 +548,7 @@ def new_state(P):
             np.zeros(P, dtype=np.int64),            # played
             np.zeros(3, dtype=np.int64),            # cubes
             DECK.copy(),                            # deck
+            np.zeros(40, dtype=np.int64),           # the deal's shuffle draws
             np.zeros(P, dtype=np.int64))            # tie-break keys
 
 
@@ -557,7 +561,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     (measured: ~30% faster); any array selects the build with search.
     """
     (keys, ctrs, voids, round_played, mcstat, options, hands, forecast, score, correct, adv_left,
-     used_adv, played, cubes, deck, tkeys) = state
+     used_adv, played, cubes, deck, draws, tkeys) = state
     P = seats.shape[0]
     out[row, :] = 0
     advisory_on = params[R_ADVISORY] != 0
@@ -595,7 +599,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         ctrs[P] = 0
         for i in range(40):
             deck[i] = DECK[i]
-        rng.shuffle(deck, 40, keys, ctrs, P)
+        rng.shuffle_batched(deck, 40, keys, ctrs, P, draws)
         leader = rnd % P
         for s in range(P):
             h = np.int64(0)
@@ -643,12 +647,18 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                         legal = follow
                 pol = seats[s, 0]
                 n = popcount(legal)
-                if n == 1:
-                    c = lowest_bit(legal)
-                elif pol == P_RANDOM:
-                    c = select_card(legal, rng.below(keys, ctrs, s, n))
+                if pol == P_RANDOM:
+                    # rng.below(keys, ctrs, s, n) when n >= 2, without a branch on n: with one
+                    # legal card the index is 0 and the counter stays (no draw is taken)
+                    ctr = ctrs[s]
+                    r = rng.bits(keys[s], ctr) >> _S32
+                    ctrs[s] = ctr + np.int64(n > 1)
+                    c = select_card(legal, np.int64((r * np.uint64(n)) >> _S32))
                 elif pol == P_HEURISTIC or search is None:
+                    # (with one legal card the heuristic plays it)
                     c = heuristic_card(h, legal, led_suit, best_card, forecast[s])
+                elif n == 1:
+                    c = lowest_bit(legal)
                 else:
                     n = 0
                     m = legal
@@ -666,7 +676,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                         voids[s] |= 1 << led_suit
                     round_played[s] |= np.int64(1) << c
                 hands[s] = h & ~(np.int64(1) << c)
-                played[s] = c
+                if search is not None or rec:
+                    played[s] = c
                 if k == 0:
                     led_suit = c // N_RANKS
                     best_card = c

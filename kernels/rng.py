@@ -63,12 +63,12 @@ def game_key(seed, game):
 
 @jit
 def kind_key(gkey, kind):
-    return mix64(gkey + np.uint64(kind) + GOLDEN)
+    return mix64(np.uint64(gkey) + np.uint64(kind) + GOLDEN)
 
 
 @jit
 def index_key(kkey, index):
-    return mix64(kkey + np.uint64(index) + GOLDEN)
+    return mix64(np.uint64(kkey) + np.uint64(index) + GOLDEN)
 
 
 @jit
@@ -91,6 +91,25 @@ def shuffle(arr, n, keys, ctrs, s):
     """Fisher-Yates on ``arr[:n]`` in place: for i = n-1 .. 1 swap arr[i], arr[below(i+1)]."""
     for i in range(n - 1, 0, -1):
         j = below(keys, ctrs, s, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+
+
+@jit
+def shuffle_batched(arr, n, keys, ctrs, s, draws):
+    """``shuffle`` with its ``n - 1`` draws computed first into ``draws`` (they do not depend on
+    the array, so the hash computations run side by side): the same permutation, the same
+    counter afterwards."""
+    key = keys[s]
+    c0 = ctrs[s]
+    for d in range(n - 1):
+        r = bits(key, c0 + d) >> _S32
+        draws[d] = np.int64((r * np.uint64(n - d)) >> _S32)
+    ctrs[s] = c0 + n - 1
+    for d in range(n - 1):
+        i = n - 1 - d
+        j = draws[d]
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t

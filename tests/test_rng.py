@@ -29,6 +29,30 @@ def test_shuffle_matches_and_is_a_permutation():
     assert sorted(ref) == list(range(52))
 
 
+@settings(max_examples=100, deadline=None)
+@given(u63, u63, st.integers(1, 52), st.integers(0, 5))
+def test_batched_shuffle_is_the_plain_shuffle(seed, game, n, used):
+    """shuffle_batched: the reference's permutation from wherever the counter stands, and the
+    counter moved past the same n - 1 draws."""
+    keys = np.array([rng.stream_key(seed, game, rng.DEAL, 0)], dtype=np.uint64)
+    ctrs = np.array([used], dtype=np.int64)
+    arr = np.arange(n, dtype=np.int64) * 3
+    rng.shuffle_batched(arr, n, keys, ctrs, 0, np.zeros(52, dtype=np.int64))
+    ref = prng.Stream(seed, game, rng.DEAL, 0)
+    for _ in range(used):
+        ref.below(2)
+    expected = [3 * i for i in range(n)]
+    ref.shuffle(expected)
+    assert arr.tolist() == expected
+    assert ctrs[0] == used + max(n - 1, 0)
+
+
+def test_stream_key_in_stages_is_stream_key():
+    g = rng.game_key(11, 2**40)
+    assert rng.index_key(rng.kind_key(g, rng.SEAT), 3) == rng.stream_key(11, 2**40, rng.SEAT, 3)
+    assert rng.index_key(rng.kind_key(g, rng.DEAL), 0) == rng.stream_key(11, 2**40, rng.DEAL, 0)
+
+
 def test_below_is_uniform_enough():
     # chi-square on 60k draws of below(6); 25.74 is the 1e-4 upper critical value at 5 df
     keys = np.array([rng.stream_key(1, 0, rng.SEAT, 0)], dtype=np.uint64)
