@@ -23,8 +23,9 @@ from ._jit import jit, pjit
 #   reference-count round trip on every call (~20% of random play);
 # - play_one is compiled twice, with and without the search player (``search`` None);
 # - the working arrays are allocated once per block of games, stream keys share their prefix,
-#   the deal's 39 shuffle draws are computed before the swaps (rng.shuffle_batched), and a random
-#   seat's card draw has no branch on the number of legal cards.
+#   the deal's 39 shuffle draws are computed before the swaps (rng.shuffle_batched), a random
+#   seat's card draw has no branch on the number of legal cards, and in the tricks each seat's
+#   next random bits are computed one draw ahead (``nxt``).
 from .cards import (
     HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
@@ -532,6 +533,16 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
 # The working arrays of one game, allocated once per block of games (``play_block``) and reset
 # by ``play_one``: per-game allocations cost ~10% of random play.
 @jit
+def _draw_ahead(keys, ctrs, nxt, s, n):
+    """rng.below(keys, ctrs, s, n) for a stream whose next 32 bits are kept in ``nxt[s]``."""
+    r = nxt[s]
+    c = ctrs[s] + 1
+    ctrs[s] = c
+    nxt[s] = rng.bits(keys[s], c) >> _S32
+    return np.int64((r * np.uint64(n)) >> _S32)
+
+
+@jit
 def new_state(P):
     return (np.zeros(2 * P + 1, dtype=np.uint64),   # keys: 0..P-1 seats, P deal, P+1+s search
             np.zeros(2 * P + 1, dtype=np.int64),    # ctrs
@@ -549,6 +560,7 @@ def new_state(P):
             np.zeros(3, dtype=np.int64),            # cubes
             DECK.copy(),                            # deck
             np.zeros(40, dtype=np.int64),           # the deal's shuffle draws
+            np.zeros(P, dtype=np.uint64),           # nxt: each seat's next draw (top 32 bits)
             np.zeros(P, dtype=np.int64))            # tie-break keys
 
 
@@ -561,7 +573,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     (measured: ~30% faster); any array selects the build with search.
     """
     (keys, ctrs, voids, round_played, mcstat, options, hands, forecast, score, correct, adv_left,
-     used_adv, played, cubes, deck, draws, tkeys) = state
+     used_adv, played, cubes, deck, draws, nxt, tkeys) = state
     P = seats.shape[0]
     out[row, :] = 0
     advisory_on = params[R_ADVISORY] != 0
@@ -632,7 +644,11 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
             decisions += 1
             if rec:
                 record_event(ev, ev_n, E_FORECAST, s, rnd, forecast[s])
-        # tricks: the highest card of the led suit wins (``w`` follows it as cards are played)
+        # tricks: the highest card of the led suit wins (``w`` follows it as cards are played).
+        # A random seat's draws in the tricks are rng.below's, with each seat's next 32 random
+        # bits computed one draw ahead (nxt), off the path of the decision that uses them.
+        for s in range(P):
+            nxt[s] = rng.bits(keys[s], ctrs[s]) >> _S32
         for t in range(n_tricks):
             led_suit = -1
             best_card = -1
@@ -650,9 +666,10 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 if pol == P_RANDOM:
                     # rng.below(keys, ctrs, s, n) when n >= 2, without a branch on n: with one
                     # legal card the index is 0 and the counter stays (no draw is taken)
-                    ctr = ctrs[s]
-                    r = rng.bits(keys[s], ctr) >> _S32
-                    ctrs[s] = ctr + np.int64(n > 1)
+                    r = nxt[s]
+                    ctr = ctrs[s] + np.int64(n > 1)
+                    ctrs[s] = ctr
+                    nxt[s] = rng.bits(keys[s], ctr) >> _S32
                     c = select_card(legal, np.int64((r * np.uint64(n)) >> _S32))
                 elif pol == P_HEURISTIC or search is None:
                     # (with one legal card the heuristic plays it)
@@ -707,9 +724,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 size = 1
                 if pol == P_RANDOM:   # the same draws as _choose_move
                     if doubles:
-                        size += rng.below(keys, ctrs, w, 2)
+                        size += _draw_ahead(keys, ctrs, nxt, w, 2)
                     m = doubles if size == 2 else singles
-                    option = rng.below(keys, ctrs, w, 2) if m == 3 else m >> 1
+                    option = _draw_ahead(keys, ctrs, nxt, w, 2) if m == 3 else m >> 1
                 elif search is not None and pol == P_MC and popcount(singles) + popcount(doubles) > 1:
                     pick = _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left,
                                     advisory_on, P, t, n_tricks, played, voids, round_played, seats,
