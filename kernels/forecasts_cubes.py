@@ -11,7 +11,6 @@ highest card of the led suit.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
@@ -847,9 +846,9 @@ def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
 @pjit
 def _play_games(params, seats, seed, first_game, out, search):
     n = out.shape[0]
-    # blocks of BLOCK games, smaller when there are few games (a search player's chunk), so every
-    # thread gets work; the blocking never changes a result
-    bs = min(BLOCK, max(1, n // (8 * numba.get_num_threads())))
+    # blocks of BLOCK games, smaller when there are few games (a search player's chunk: at least
+    # 16 blocks, so every thread gets work); the blocking never changes a result
+    bs = min(BLOCK, max(1, n // 16))
     for b in prange((n + bs - 1) // bs):
         ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
         ev_n = np.zeros(1, dtype=np.int64)
