@@ -27,7 +27,7 @@ import numpy as np
 from numba import prange
 
 from . import layout, rng
-from ._jit import jit, pjit
+from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
@@ -1927,7 +1927,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     end_game(st, winners, timeout, out, row, ev, ev_n)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its callers own every array (measured: +10% random play)
 def play_one_plain(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs):
     """play_one for a game without search seats, in the caller's buffers (game_buffers)."""
     new_game(params, seats, seed, g, st, keys, ctrs)
