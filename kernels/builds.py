@@ -14,9 +14,14 @@ import numpy as np
 _SEARCH = np.zeros(1, dtype=np.int64)
 
 
+def has_seat(seats, code: int) -> bool:
+    """Whether some seat row's policy code is ``code`` (e.g. a game's ``P_MC``)."""
+    return bool((np.asarray(seats)[:, 0] == code).any())
+
+
 def search_arg(seats, mc_code: int):
     """``None`` unless some seat row's policy code is ``mc_code``."""
-    return _SEARCH if bool((np.asarray(seats)[:, 0] == mc_code).any()) else None
+    return _SEARCH if has_seat(seats, mc_code) else None
 
 
 def entry_points(play_games, play_games_serial, trace_game, mc_code: int):

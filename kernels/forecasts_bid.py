@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import layout, rng
+from . import builds, layout, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
@@ -1973,7 +1973,7 @@ BLOCK = 64
 
 
 def has_search(seats) -> bool:
-    return bool((np.asarray(seats)[:, 0] == P_MC).any())
+    return builds.has_seat(seats, P_MC)
 
 
 @pjit
