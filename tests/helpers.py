@@ -1,9 +1,10 @@
 """Helpers shared by several test files: driving the real CLI entry point, paired matches."""
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
-
-from click.testing import CliRunner
+from dataclasses import dataclass
 
 from simcli import cli
 from simcli import config as cfg
@@ -11,18 +12,44 @@ from simcli import runner
 from simcli.stats import paired_difference
 
 
-class _Main:
-    """Adapter so click's test runner drives simcli.cli.main, the real console entry point."""
-    name = "simcli"
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    output: str  # stdout and stderr interleaved, as a terminal shows them
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        sys.argv = ["simcli", *(args or [])]
-        cli.main()
+
+class _Tee(io.StringIO):
+    def __init__(self, both: io.StringIO):
+        super().__init__()
+        self.both = both
+
+    def write(self, text):
+        self.both.write(text)
+        return super().write(text)
+
+    def isatty(self):
+        return False
 
 
-def invoke(*args):
-    """Run the CLI as the console script does: errors become one line and an exit code."""
-    return CliRunner().invoke(_Main(), list(args))
+def invoke(*args) -> CliResult:
+    """Run simcli.cli.main, the real console entry point, as the console script does: errors
+    become one line on stderr and an exit code."""
+    both = io.StringIO()
+    out, err = _Tee(both), _Tee(both)
+    argv = sys.argv
+    sys.argv = ["simcli", *map(str, args)]
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                cli.main()
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = argv
+    return CliResult(code, out.getvalue(), err.getvalue(), both.getvalue())
 
 
 def paired_match(game: str, seats: str, deals: int, seed: int = 5, players: int | None = None):
