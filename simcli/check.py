@@ -27,6 +27,7 @@ from . import stats
 from .errors import SimError
 
 KEYS = ["game", "variant", "players", "policies"]
+BASELINE_TABLES = ("seats", "variants", "scores", "lengths", "counters")
 
 
 @dataclass
@@ -185,12 +186,6 @@ def check_expectations(tables: dict[str, pl.DataFrame], expectations: list[dict]
                         "policies": v["policies"], "metric": metric, "value": value,
                         "expectation": " and ".join(desc), "ok": bool(ok)})
     return out
-
-
-def write_baseline(tables: dict, folder: Path, meta: dict) -> None:
-    from .export import write_tables
-    write_tables({k: tables[k] for k in ("seats", "variants", "scores", "lengths", "counters")},
-                 folder, "parquet", meta)
 
 
 def summary_lines(moved: pl.DataFrame, failed: list[dict]) -> list[str]:

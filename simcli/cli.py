@@ -2,35 +2,25 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
-import click
 import typer
 
-try:  # newer Typer vendors its own copy of click; its exceptions are separate classes
-    from typer._click import exceptions as _typer_click
-    _CLICK_ERRORS = (click.exceptions.ClickException, _typer_click.ClickException)
-    _ABORTS = (click.exceptions.Abort, getattr(_typer_click, "Abort", click.exceptions.Abort))
-except ImportError:  # pragma: no cover - older Typer uses click itself
-    _CLICK_ERRORS = (click.exceptions.ClickException,)
-    _ABORTS = (click.exceptions.Abort,)
+# Typer >= 0.29 carries its own copy of click; the plain install has no `click` module.
+from typer._click.exceptions import ClickException as _ClickException
 
 from . import config as cfg
-from .errors import SimError
+from .errors import SimError, WriteError
+from .output import OutputFile, OutputFolder
+from .runspec import DEFAULT_CHUNK, DEFAULT_SEED, Backend, RunSpec, execute, resolve_run
 
 app = typer.Typer(add_completion=False, no_args_is_help=False,
                   context_settings={"help_option_names": ["-h", "--help"]},
                   pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Rules-balance simulator for the Forecasts family of card games.")
 
-DEFAULT_SEED = 1
-DEFAULT_GAMES = 100_000
 
 GameArg = Annotated[Optional[str], typer.Argument(help="game id (see `simcli list`)", show_default=False)]
 VariantOpt = Annotated[Optional[str], typer.Option("--variant", help="variant name (default: the game's default)")]
@@ -39,6 +29,7 @@ PolicyOpt = Annotated[Optional[str], typer.Option("--policy", help="policy for e
 SeatsOpt = Annotated[Optional[str], typer.Option("--seats", help="comma-separated policy per seat, e.g. heuristic,random,random,random")]
 RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", help="NAME=VALUE rule override (repeatable)")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, max=2**63 - 1, help="master seed (default 1, or the suite's)")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="replace a non-empty --out whole (default: refuse it)")]
 ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores)")]
 NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="no progress bar (it is off anyway when stderr is not a terminal)")]
 
@@ -50,6 +41,10 @@ def show_progress(no_progress: bool) -> bool:
 def _resolve_jobs(game, variant, players, policy, seats, rule) -> list[cfg.Job]:
     rules = cfg.parse_rule_flags(rule)
     return cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules)
+
+
+def _output(out: Optional[str], force: bool) -> OutputFolder:
+    return OutputFolder(out, force=force).validate()
 
 
 @app.command("list")
@@ -88,9 +83,9 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
 
 RotateOpt = Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies (paired policy comparison)")]
 UntilCiOpt = Annotated[Optional[float], typer.Option("--until-ci", min=1e-6, max=1.0, help="add chunks until every win-share 95% interval is narrower than this (capped by --games)")]
-OutOpt = Annotated[Optional[Path], typer.Option("--out", help="output folder (default reports/run-<time>)")]
+OutOpt = Annotated[Optional[str], typer.Option("--out", help="output folder, new or empty (default reports/run-<time>); see --force")]
 FormatOpt = Annotated[str, typer.Option("--format", help="parquet | csv")]
-ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, help="games per chunk")]
+ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, max=1 << 20, help="games per chunk (results do not depend on it)")]
 BackendOpt = Annotated[str, typer.Option("--backend", help="local | dask")]
 SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="with --backend dask: tcp://HOST:PORT of a running scheduler")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="with --backend dask: start a local cluster of N worker processes")]
@@ -111,129 +106,16 @@ def run_cmd(
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: one date, YYYY-MM-DD")] = None,
     birthday: Annotated[Optional[str], typer.Option("--birthday", help="daily-weather: a birthday holiday, MM-DD")] = None,
     cards: Annotated[Optional[Path], typer.Option("--cards", help="daily-weather: card data file (default: the shipped stand-in set)")] = None,
-    no_progress: NoProgressOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite)."""
-    if game is None:
-        if any(x is not None for x in (variant, players, policy, seats)) or rule:
-            raise SimError("--variant/--players/--policy/--seats/--rule need a GAME; "
-                           "without one, simcli run plays the default suite (configs/suite.toml)")
-        jobs, suite_games, suite_seed = cfg.suite_jobs()
-        games = [games] * len(jobs) if games else suite_games
-        seed = suite_seed if seed is None else seed
-    elif game == "daily-weather":
-        from . import daily
-        return daily.run_calendar(execute, variant, players, policy, seats, rule, games, seed, threads,
-                                  chunk, out, fmt, per_game, show_progress(no_progress), html,
-                                  Backend(backend, scheduler, workers), year, date, birthday, cards)
-    else:
-        if any(x is not None for x in (year, date, birthday, cards)):
-            raise SimError("--year, --date, --birthday and --cards are for daily-weather only")
-        jobs = _resolve_jobs(game, variant, players, policy, seats, rule)
-        games = games or DEFAULT_GAMES
-        seed = DEFAULT_SEED if seed is None else seed
-    execute(jobs, games, seed, threads, chunk, out, fmt, per_game, show_progress(no_progress),
-            rotate, until_ci, html=html, backend=Backend(backend, scheduler, workers))
-
-
-@dataclass
-class Backend:
-    name: str = "local"
-    scheduler: Optional[str] = None
-    workers: Optional[int] = None
-
-    def validate(self, per_game: bool = False) -> None:
-        if self.name not in ("local", "dask"):
-            raise SimError(f"unknown --backend {self.name!r}; valid backends: local, dask")
-        if self.name == "local" and (self.scheduler or self.workers):
-            raise SimError("--scheduler and --workers need --backend dask")
-        if self.name == "dask" and per_game:
-            raise SimError("--per-game is not available with --backend dask")
-
-    def describe(self) -> dict:
-        return {"backend": self.name, "scheduler": self.scheduler, "workers": self.workers}
-
-
-def simulate(jobs, games, seed, threads, chunk, progress, backend: Backend, per_game=None,
-             rotate=False, until_ci=None):
-    """Run jobs on the chosen backend; ``games`` is one count or one per job."""
-    from . import runner
-    counts = games if isinstance(games, list) else [games] * len(jobs)
-    results = [None] * len(jobs)
-    for n in dict.fromkeys(counts):
-        idx = [i for i, c in enumerate(counts) if c == n]
-        group = [jobs[i] for i in idx]
-        if backend.name == "dask":
-            from .dask_backend import run_jobs_dask
-            res = run_jobs_dask(group, n, seed, chunk, scheduler=backend.scheduler, workers=backend.workers,
-                                progress=progress, rotate=rotate, until_ci=until_ci)
-        else:
-            writers = [per_game[i] for i in idx] if per_game is not None else None
-            res = runner.run_jobs(group, n, seed, threads, chunk, progress, writers, rotate=rotate,
-                                  until_ci=until_ci)
-        for i, r in zip(idx, res):
-            results[i] = r
-    return results
-
-
-def execute(jobs, games, seed, threads, chunk, out, fmt, per_game, progress, rotate=False,
-            until_ci=None, extra_meta=None, html=False, backend: Backend | None = None,
-            post=None):
-    """Shared by run, sweep and year runs: validate the output, simulate, print, write atomically.
-
-    ``post(tables)``, when given, returns (extra tables, extra files, lines to print) and
-    replaces the standard printed summary (year runs print their own).
-    """
-    from . import export, report, runner
-    if fmt not in export.FORMATS:
-        raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
-    backend = backend or Backend()
-    backend.validate(per_game)
-    if per_game and rotate:
-        raise SimError("--per-game and --rotate cannot be combined (per-game rows are per seating)")
-    out = out or export.default_out()
-    export.prepare_out(out)
-    writers = None
-    if per_game:
-        names = ["per_game"] if len(jobs) == 1 else [
-            f"per_game-{i:03d}-{j.game}-{j.variant}-{j.players}p" for i, j in enumerate(jobs)]
-        writers = [runner.PerGameWriter(out / f"{n}.{fmt}", fmt) for n in names]
-    t0 = time.time()
-    try:
-        results = simulate(jobs, games, seed, threads, chunk, progress, backend, writers,
-                           rotate=rotate, until_ci=until_ci)
-    except BaseException:
-        for w in writers or []:
-            w.discard()
-        raise
-    tables = report.build_tables(results)
-    wall = time.time() - t0
-    meta = run_meta(results, seed, games, threads, chunk, wall)
-    meta.update({"rotate": rotate, "until_ci": until_ci, **backend.describe()})
-    meta.update(extra_meta or {})
-    files = {}
-    if post is not None:
-        extra_tables, files, lines = post(tables)
-        tables.update(extra_tables)
-        for line in lines:
-            typer.echo(line)
-    else:
-        export.print_tables(tables, typer.echo)
-    for line in report.skill_gaps(tables):
-        typer.echo(line)
-    if until_ci is not None:
-        for i, r in enumerate(results):
-            cap = games[i] if isinstance(games, list) else games
-            typer.echo(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than {until_ci}"
-                       + ("" if r.games < cap else " (capped by --games)"))
-    paths = export.write_tables(tables, out, fmt, meta, files)
-    for w in writers or []:
-        w.close()
-    if html:
-        from .html_report import default_html_path, write_html
-        paths.append(write_html(out, default_html_path(out)))
-    typer.echo(f"wrote {len(paths) + len(writers or [])} files to {out} ({wall:.1f} s)")
-    return tables, out
+    jobs, counts, seed, extra, post = resolve_run(
+        game, variant=variant, players=players, policy=policy, seats=seats,
+        rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
+        birthday=birthday, cards=cards)
+    execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers), rotate,
+                    until_ci, show_progress(no_progress), per_game, fmt, html, _output(out, force),
+                    extra, post, typer.echo))
 
 
 @app.command("sweep")
@@ -243,28 +125,35 @@ def sweep_cmd(
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
-    workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
+    workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from .sweep import load_sweep
+    output = _output(out, force)
     jobs, settings, axes = load_sweep(file)
     default = games or settings["games"] or 20000
     # --games overrides every grid; otherwise a grid's own `games` beats the file's
-    games = [default if games or c is None else int(c) for c in settings["counts"]]
+    counts = [default if games or c is None else int(c) for c in settings["counts"]]
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
-    execute(jobs, games, seed, threads, chunk, out, fmt, False, show_progress(no_progress),
-            rotate or settings["rotate"], until_ci, {"axes": axes, "sweep_file": str(file)}, html=html,
-            backend=Backend(backend, scheduler, workers))
+    execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers),
+                    rotate or settings["rotate"], until_ci, show_progress(no_progress), False, fmt, html,
+                    output, {"axes": axes, "sweep_file": str(file)}, None, typer.echo))
 
 
 @app.command("report")
 def report_cmd(
     folder: Annotated[Path, typer.Argument(help="a folder written by run, sweep or ladder")],
-    out: Annotated[Optional[Path], typer.Option("--out", help="HTML file (default FOLDER/report.html)")] = None,
+    out: Annotated[Optional[str], typer.Option("--out", help="HTML file (default FOLDER/report.html, regenerated)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
 ) -> None:
     """One self-contained HTML file with plots: win shares, score and length distributions, sweeps, calendar."""
-    from .html_report import default_html_path, write_html
-    path = write_html(folder, out or default_html_path(folder))
+    from .html_report import default_html_path, render_html
+    if folder.exists() and not folder.is_dir():
+        raise SimError(f"{folder} is a file; give a folder written by run, sweep or ladder")
+    if not folder.is_dir():
+        raise SimError(f"report folder {folder} does not exist")
+    target = OutputFile(out or default_html_path(folder), force=force, replace_ok=out is None).validate()
+    path = target.write_text(render_html(folder))
     typer.echo(f"wrote {path}")
 
 
@@ -281,28 +170,31 @@ def check_cmd(
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
     from . import check, report
-    be = Backend(backend, scheduler, workers)
-    be.validate()
     conf = check.load_check_config(config_file)
     counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
     seed = conf.baseline_seed if update else conf.check_seed
-    if update:
-        from . import export
-        export.prepare_out(baseline)
-    elif not (baseline / "variants.parquet").is_file():
-        raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
-    results = simulate(conf.jobs, counts, seed, threads, 1 << 16, show_progress(no_progress), be)
-    tables = report.build_tables(results)
+    # --update replaces the baseline folder whole; it is what the option is for
+    output = OutputFolder(baseline, force=True, option="--baseline").validate() if update else None
+    if not update:
+        if not (baseline / "variants.parquet").is_file():
+            raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
+        base = check.read_tables(baseline)
+        expected = check.load_expectations(expectations)
+    spec = RunSpec(conf.jobs, counts, seed, threads, DEFAULT_CHUNK, Backend(backend, scheduler, workers),
+                   progress=show_progress(no_progress)).validate()
+    from .runspec import compute
+    _, tables, _ = compute(spec)
     if update:
         conf.counts = counts
-        check.write_baseline(tables, baseline, check.meta_for(conf, seed))
-        typer.echo(f"baseline of {len(conf.jobs)} jobs ({sum(counts)} games) written to {baseline}")
+        from .runspec import write_result
+        keep = {k: tables[k] for k in check.BASELINE_TABLES if k in tables}
+        final = write_result(output, keep, "parquet", check.meta_for(conf, seed))
+        typer.echo(f"baseline of {len(conf.jobs)} jobs ({sum(counts)} games) written to {final}")
         return
-    base = check.read_tables(baseline)
     result = check.compare(base, tables, alpha)
     moved = result.filter(pl_col_true("moved")) if result.height else result
-    failed = [e for e in check.check_expectations(tables, check.load_expectations(expectations)) if not e["ok"]]
+    failed = [e for e in check.check_expectations(tables, expected) if not e["ok"]]
     typer.echo(f"checked {len(conf.jobs)} jobs ({sum(counts)} games) against {baseline}: "
                f"{result.height} tests, Holm-Bonferroni at alpha = {alpha}")
     for line in check.summary_lines(moved, failed):
@@ -321,35 +213,33 @@ def ladder_cmd(
     rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
-    no_progress: NoProgressOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
-    from . import export, ladder, report, runner
+    from . import export, ladder
+    output = _output(out, force)
+    if fmt not in export.FORMATS:
+        raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
     pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout)
     seed = DEFAULT_SEED if seed is None else seed
-    out = out or export.default_out()
-    export.prepare_out(out)
-    t0 = time.time()
-    be = Backend(backend, scheduler, workers)
-    be.validate()
-    results = simulate([j for _, _, j in pairs], games, seed, threads, runner.DEFAULT_CHUNK,
-                       show_progress(no_progress), be, rotate=True)
-    tables = report.build_tables(results)
-    table = ladder.ladder_table(results, pairs)
-    tables["ladder"] = table
-    import polars as pl
-    with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-        typer.echo(str(table.select("rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
-                                    "diff_vs_previous", "diff_ci_low", "diff_ci_high")))
-    import tempfile as _tf
-    with _tf.TemporaryDirectory() as tmp:
-        png = Path(tmp) / "ladder.png"
-        ladder.ladder_png(table, png)
-        meta = run_meta(results, seed, games, threads, runner.DEFAULT_CHUNK, time.time() - t0)
-        meta["ladder"] = {"budgets": budgets, "rollout": rollout}
-        paths = export.write_tables(tables, out, fmt, meta, {"ladder.png": png.read_bytes()})
-    typer.echo(f"wrote {len(paths)} files to {out}")
+
+    def post(tables, results):
+        import tempfile
+        import polars as pl
+        table = ladder.ladder_table(results, pairs)
+        with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
+                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+            text = str(table.select("rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
+                                    "diff_vs_previous", "diff_ci_low", "diff_ci_high"))
+        with tempfile.TemporaryDirectory() as tmp:
+            png = Path(tmp) / "ladder.png"
+            ladder.ladder_png(table, png)
+            return {"ladder": table}, {"ladder.png": png.read_bytes()}, [text]
+
+    execute(RunSpec([j for _, _, j in pairs], games, seed, threads, DEFAULT_CHUNK,
+                    Backend(backend, scheduler, workers), True, None, show_progress(no_progress), False,
+                    fmt, False, output, {"ladder": {"budgets": budgets, "rollout": rollout}}, post,
+                    typer.echo))
 
 
 def pl_col_true(name):
@@ -357,60 +247,45 @@ def pl_col_true(name):
     return pl.col(name)
 
 
-def run_meta(results, seed, games, threads, chunk, wall) -> dict:
-    from . import export, runner
-    return {
-        "seed": seed, "games": games, "threads": runner.set_threads(threads), "chunk": chunk,
-        "wall_time_s": round(wall, 3), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "command": sys.argv, "packages": export.package_versions(),
-        "jobs": [{"game": r.job.game, "version": r.job.module.VERSION, "variant": r.job.variant,
-                  "players": r.job.players, "policies": r.job.policies, "rules": r.job.rules,
-                  "labels": r.job.labels, "wall_time_s": round(r.wall, 3),
-                  "notes": list(getattr(r.job.module, "REPORT_NOTES", ()))}
-                 for r in results],
-    }
+MAX_TRACE_GAMES = 100_000
 
 
 @app.command("trace")
 def trace_cmd(
     game: Annotated[str, typer.Argument(help="game id")],
-    game_index: Annotated[int, typer.Option("--game-index", min=0, help="index of the first game to trace")] = 0,
-    count: Annotated[int, typer.Option("--count", min=1, help="games to trace")] = 1,
+    game_index: Annotated[int, typer.Option("--game-index", min=0, max=2**63 - 1, help="index of the first game to trace")] = 0,
+    count: Annotated[int, typer.Option("--count", min=1, max=MAX_TRACE_GAMES, help="games to trace")] = 1,
     variant: VariantOpt = None, players: PlayersOpt = None, seed: SeedOpt = None,
     policy: PolicyOpt = None, seats: SeatsOpt = None, rule: RuleOpt = None,
-    out: Annotated[Optional[Path], typer.Option("--out", help="JSON Lines file (default: stdout)")] = None,
+    out: Annotated[Optional[str], typer.Option("--out", help="JSON Lines file, new (default: stdout)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
 ) -> None:
     """JSON Lines of every event of game(s) I.. of a run with the same seed and options."""
     from .trace import trace_events
+    if game_index + count - 1 > 2**63 - 1:
+        raise SimError(f"--game-index {game_index} + --count {count} goes past the last game index, 2**63 - 1")
+    target = OutputFile(out, force=force).validate() if out is not None else None
     jobs = _resolve_jobs(game, variant, players, policy, seats, rule)
     seed = DEFAULT_SEED if seed is None else seed
-    if out is not None and (out.is_dir() or not _parent_writable(out)):
-        raise SimError(f"--out {out} is not a writable file path")
-    lines = []
-    for job in jobs:
-        for i in range(game_index, game_index + count):
-            lines += [json.dumps(e, separators=(",", ":")) for e in trace_events(job, seed, i)]
-    text = "\n".join(lines) + "\n"
-    if out is None:
-        sys.stdout.write(text)
+
+    def write_all(f):
+        for job in jobs:
+            for i in range(game_index, game_index + count):
+                for e in trace_events(job, seed, i):
+                    f.write(json.dumps(e, separators=(",", ":")) + "\n")
+    if target is None:
+        write_all(sys.stdout)
     else:
-        fd, tmp = tempfile.mkstemp(prefix=".trace-", dir=out.parent or Path("."))
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, out)
-
-
-def _parent_writable(path: Path) -> bool:
-    parent = path.parent if str(path.parent) else Path(".")
-    return parent.is_dir() and os.access(parent, os.W_OK)
+        with target.open() as f:
+            write_all(f)
 
 
 @app.command("bench")
 def bench_cmd(
     game: GameArg = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False,
-    seconds: Annotated[float, typer.Option("--seconds", min=0.05, help="target time per measurement")] = 0.5,
-    repeats: Annotated[int, typer.Option("--repeats", min=1, help="measurements per point (median)")] = 3,
+    seconds: Annotated[float, typer.Option("--seconds", min=0.05, max=600.0, help="target time per measurement (0.05..600)")] = 0.5,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, max=100, help="measurements per point (median)")] = 3,
     players: PlayersOpt = None,
 ) -> None:
     """Games/s and decisions/s per game and policy, at one thread and at all threads."""
@@ -437,24 +312,29 @@ def _one_line(e) -> str:
 
 
 def main() -> None:
-    """Console entry point: domain and usage errors become one line and exit code 2."""
+    """Console entry point: errors become one line; exit 2 bad input, 1 a failed write (or `check`
+    finding a move), 130/143 interrupted (SIGINT/SIGTERM), with nothing half-written."""
+    from .interrupt import run_interruptibly
     try:
-        code = app(standalone_mode=False)  # click returns typer.Exit's code in this mode
+        code = run_interruptibly(lambda: app(standalone_mode=False))  # returns typer.Exit's code
         if isinstance(code, int) and code:
             sys.exit(code)
     except SimError as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)
-    except (typer.Exit, click.exceptions.Exit) as e:
+    except WriteError as e:
+        typer.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    except typer.Exit as e:
         sys.exit(e.exit_code)
-    except _ABORTS:
-        typer.echo("aborted", err=True)
+    except typer.Abort:
+        typer.echo("interrupted: nothing written", err=True)
         sys.exit(130)
-    except _CLICK_ERRORS as e:
+    except _ClickException as e:
         typer.echo(f"error: {_one_line(e)}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
+        typer.echo("interrupted: nothing written", err=True)
         sys.exit(130)
 
 

@@ -152,6 +152,8 @@ def parse_rule_flags(flags: list[str] | None) -> dict:
         if "=" not in f:
             raise SimError(f"--rule {f!r} is not NAME=VALUE")
         k, v = f.split("=", 1)
+        if k.strip() in rules:
+            raise SimError(f"--rule {k.strip()} is given twice ({rules[k.strip()]!r} and {v.strip()!r}); give it once")
         rules[k.strip()] = v.strip()
     return rules
 

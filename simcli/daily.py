@@ -176,20 +176,27 @@ def dates_table(tables: dict) -> pl.DataFrame:
     )
 
 
-def run_calendar(execute, variant, players, policy, seats, rule_flags, games, seed, threads, chunk, out,
-                 fmt, per_game, progress, html, backend, year, date, birthday, cards_path):
-    """`simcli run daily-weather`: every date of a year (or one date), each policy."""
+def calendar_run(variant, players, policy, seats, rules, games, year, date, birthday, cards_path):
+    """`simcli run daily-weather` planned: every date of a year (or one date), each policy.
+
+    Returns (jobs, games per job, extra meta, post) for ``runspec.RunSpec``; validates everything
+    (card file, year, date, birthday, policies) before anything runs.
+    """
     from . import config as cfg
     from .errors import SimError
 
     if cards_path is not None:
+        from pathlib import Path as _P
+        if _P(cards_path).is_dir():
+            raise SimError(f"--cards {cards_path} is a folder; give a card data file (TOML)")
         try:
             dw.use_cards(cards_path)
-        except (ValueError, OSError) as e:
-            raise SimError(f"--cards {cards_path}: {e}") from None
+        except (ValueError, OSError, KeyError, TypeError) as e:
+            raise SimError(f"--cards {cards_path}: {' '.join(str(e).split()) or type(e).__name__}") from None
     if year is not None and date is not None:
         raise SimError("give --year or --date, not both")
-    rules = cfg.parse_rule_flags(rule_flags)
+    if year is not None and not 1 <= int(year) <= 9999:
+        raise SimError(f"--year {year} is outside 1..9999")
     base = cfg.resolve("daily-weather", variant, players, rules=rules)
     try:
         if date is not None:
@@ -213,15 +220,16 @@ def run_calendar(execute, variant, players, policy, seats, rule_flags, games, se
                               rules={**rules, **e["rules"]}, labels=e["labels"])
             job.params = dw.with_cards(job.params)  # the card data travels with the job (Dask too)
             jobs.append(job)
+    n = games or DEFAULT_GAMES
 
-    def post(tables):
+    def post(tables, results=None):
         dates = dates_table(tables)
         summ = summaries(dates)
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             png = calendar_png(dates, Path(tmp) / "calendar.png").read_bytes()
         lines = [f"daily-weather {variant or base.variant}: {len(entries)} date(s) x {len(names)} "
-                 f"polic{'y' if len(names) == 1 else 'ies'} x {games or DEFAULT_GAMES} games"
+                 f"polic{'y' if len(names) == 1 else 'ies'} x {n} games"
                  + (" - STAND-IN card data" if dw.is_standin() else "")]
         with pl.Config(tbl_rows=40, tbl_cols=12, float_precision=3, tbl_hide_dataframe_shape=True,
                        tbl_hide_column_data_types=True):
@@ -231,10 +239,8 @@ def run_calendar(execute, variant, players, policy, seats, rule_flags, games, se
         return ({"dates": dates, "by_season": summ["season"], "by_weekday": summ["weekday"]},
                 {"calendar.png": png}, lines)
 
-    return execute(jobs, games or DEFAULT_GAMES, DEFAULT_SEED if seed is None else seed, threads, chunk, out,
-                   fmt, per_game, progress, html=html, backend=backend, post=post,
-                   extra_meta={"year": year, "date": date, "birthday": birthday,
-                               "cards": str(cards_path) if cards_path else "stand-in"})
+    extra = {"year": year, "date": date, "birthday": birthday,
+             "cards": str(cards_path) if cards_path else "stand-in"}
+    return jobs, n, extra, post
 
 
-DEFAULT_SEED = 1

@@ -263,9 +263,12 @@ def _local_cluster(distributed, workers: int, threads_per_worker: int | None, qu
     except Exception as e:  # noqa: BLE001
         raise SimError(f"could not start a local Dask cluster of {workers} workers: "
                        f"{type(e).__name__}: {' '.join(str(e).split())}") from None
+    from .interrupt import on_interrupt
+    forget = on_interrupt(cluster.close)  # Ctrl-C / SIGTERM close the cluster this command started
     try:
         yield cluster
     finally:
+        forget()
         cluster.close()
 
 

@@ -1,17 +1,12 @@
 """Printing and writing report tables: fixed file names, written atomically.
 
-Files: seats, variants, scores, lengths, counters (.parquet or .csv) and meta.json. They are
-first written into a hidden temporary folder inside the output folder and moved into place
-only when every one is complete, so a failed run leaves no half-written table.
+Files: seats, variants, scores, lengths, counters (.parquet or .csv) and meta.json, written into
+the staging folder of ``simcli.output`` (renamed into place only when complete).
 """
 from __future__ import annotations
 
 import json
-import os
 import platform
-import shutil
-import tempfile
-import time
 from importlib import metadata
 from pathlib import Path
 
@@ -21,24 +16,6 @@ from .errors import SimError
 
 TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired")
 FORMATS = ("parquet", "csv")
-
-
-def prepare_out(out: Path) -> Path:
-    """Create/validate the output folder before any simulation runs."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise SimError(f"--out {out} exists and is not a folder; choose a folder path")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=out, prefix=".simcli-probe-", delete=True)
-        probe.close()
-    except OSError as e:
-        raise SimError(f"--out {out} is not writable ({e.strerror or e}); choose a writable folder") from None
-    return out
-
-
-def default_out() -> Path:
-    return Path("reports") / time.strftime("run-%Y%m%d-%H%M%S")
 
 
 def package_versions() -> dict:
@@ -51,35 +28,28 @@ def package_versions() -> dict:
     return vers
 
 
-def write_tables(tables: dict[str, pl.DataFrame], out: Path, fmt: str, meta: dict,
+def write_tables(tables: dict[str, pl.DataFrame], folder: Path, fmt: str, meta: dict,
                  extra_files: dict[str, bytes] | None = None) -> list[Path]:
-    """Write every table + meta.json into ``out`` atomically; returns the final paths."""
+    """Write every table, meta.json and the extra files into ``folder`` (a staging folder of
+    ``simcli.output``, renamed into place by the caller only when everything is written)."""
     if fmt not in FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
-    out = prepare_out(out)
-    tmp = Path(tempfile.mkdtemp(prefix=".simcli-tmp-", dir=out))
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     written = []
-    try:
-        for name, df in tables.items():
-            p = tmp / f"{name}.{fmt}"
-            if fmt == "csv":
-                df.write_csv(p)
-            else:
-                df.write_parquet(p)
-            written.append(p)
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
-        written.append(tmp / "meta.json")
-        for name, data in (extra_files or {}).items():
-            (tmp / name).write_bytes(data)
-            written.append(tmp / name)
-        final = []
-        for p in written:
-            dest = out / p.name
-            os.replace(p, dest)
-            final.append(dest)
-        return final
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    for name, df in tables.items():
+        p = folder / f"{name}.{fmt}"
+        if fmt == "csv":
+            df.write_csv(p)
+        else:
+            df.write_parquet(p)
+        written.append(p)
+    (folder / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    written.append(folder / "meta.json")
+    for name, data in (extra_files or {}).items():
+        (folder / name).write_bytes(data)
+        written.append(folder / name)
+    return written
 
 
 def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:

@@ -80,4 +80,7 @@ def parse_budgets(text: str) -> list[int]:
         raise SimError(f"--budgets {text!r} is not a comma-separated list of whole numbers") from None
     if not b or any(x < 1 or x > 4096 for x in b):
         raise SimError(f"--budgets {text!r}: each budget must be in 1..4096")
+    if any(b2 <= b1 for b1, b2 in zip(b, b[1:])):
+        # each rung plays the rung below it: a ladder only reads as a skill curve if it climbs
+        raise SimError(f"--budgets {text!r} must increase from rung to rung (e.g. 4,8,16,32,64)")
     return b

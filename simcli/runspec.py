@@ -1,0 +1,279 @@
+"""One validated run specification shared by every command that simulates.
+
+``RunSpec`` holds everything a run needs (jobs, games per job, seed, threads, chunk, backend,
+rotation, stopping rule, progress, output). ``RunSpec.validate`` checks all of it before anything
+is simulated or created, so every command (`run`, `sweep`, `check`, `ladder`, `tune`, `ablate`,
+year runs) and the Python API (``simcli.run``) inherit the same checks and the same output contract
+(``simcli.output``): ``execute`` simulates, prints, and writes the result folder atomically.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from . import config as cfg
+from .errors import SimError, WriteError
+from .output import OutputFolder
+
+DEFAULT_SEED = 1
+DEFAULT_GAMES = 100_000
+DEFAULT_CHUNK = 1 << 16
+MAX_GAMES = 10**12          # per job: ~40 days of the fastest kernel on 2 cores
+MAX_CHUNK = 1 << 20         # a chunk's result buffer is chunk x row width x 8 bytes
+MAX_SEED = 2**63 - 1
+MAX_GAME_INDEX = 2**63 - 1  # game indices are int64 in the kernels
+SCHEDULER_PREFLIGHT_S = 5.0  # how long a --scheduler may take to answer before anything runs
+
+
+@dataclass
+class Backend:
+    name: str = "local"
+    scheduler: Optional[str] = None
+    workers: Optional[int] = None
+
+    def validate(self, per_game: bool = False) -> None:
+        if self.name not in ("local", "dask"):
+            raise SimError(f"unknown --backend {self.name!r}; valid backends: local, dask")
+        if self.name == "local" and (self.scheduler or self.workers):
+            raise SimError("--scheduler and --workers need --backend dask")
+        if self.name == "dask":
+            if per_game:
+                raise SimError("--per-game is not available with --backend dask")
+            if bool(self.scheduler) == bool(self.workers):
+                raise SimError("--backend dask needs --scheduler tcp://HOST:PORT (a running cluster) "
+                               "or --workers N (a local cluster), one of the two")
+            from .dask_backend import _distributed, _wait_reachable
+            _distributed()  # one line if the dask extra is not installed
+            if self.scheduler:
+                _wait_reachable(self.scheduler, SCHEDULER_PREFLIGHT_S)
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "scheduler": self.scheduler, "workers": self.workers}
+
+
+def check_games(n, what: str = "--games") -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise SimError(f"{what} {n!r} is not a whole number of games (1..{MAX_GAMES:,})")
+    if not 1 <= n <= MAX_GAMES:
+        raise SimError(f"{what} {n:,} is outside 1..{MAX_GAMES:,}")
+    return n
+
+
+def check_seed(seed, what: str = "--seed") -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise SimError(f"{what} {seed!r} is not a whole number in 0..{MAX_SEED}")
+    return seed
+
+
+@dataclass
+class RunSpec:
+    """Everything one simulation needs, validated once (``validate``) before anything runs.
+
+    ``games`` is one count per job. ``output`` None: nothing is written (the Python API).
+    ``post(tables, results)``, when given, returns (extra tables, extra files, lines to print)
+    and replaces the standard printed summary (year runs and the ladder print their own).
+    """
+    jobs: list
+    games: list
+    seed: int = DEFAULT_SEED
+    threads: Optional[int] = None
+    chunk: int = DEFAULT_CHUNK
+    backend: Backend = field(default_factory=Backend)
+    rotate: bool = False
+    until_ci: Optional[float] = None
+    progress: bool = False
+    per_game: bool = False
+    fmt: str = "parquet"
+    html: bool = False
+    output: Optional[OutputFolder] = None
+    extra_meta: dict = field(default_factory=dict)
+    post: Optional[Callable] = None
+    echo: Callable = print
+
+    def validate(self) -> "RunSpec":
+        from . import export
+        if not self.jobs:
+            raise SimError("nothing to run: the job list is empty")
+        if isinstance(self.games, int):
+            self.games = [self.games] * len(self.jobs)
+        for n in self.games:
+            check_games(n)
+        check_seed(self.seed)
+        if isinstance(self.chunk, bool) or not isinstance(self.chunk, int) or not 1 <= self.chunk <= MAX_CHUNK:
+            raise SimError(f"--chunk {self.chunk!r} is outside 1..{MAX_CHUNK:,}")
+        if self.threads is not None:
+            if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1:
+                raise SimError(f"--threads {self.threads!r} is not a whole number >= 1")
+        if self.until_ci is not None and not (0 < self.until_ci <= 1):
+            raise SimError(f"--until-ci {self.until_ci} is outside (0, 1]")
+        if self.fmt not in export.FORMATS:
+            raise SimError(f"unknown --format {self.fmt!r}; valid formats: {', '.join(export.FORMATS)}")
+        self.backend.validate(self.per_game)
+        if self.per_game and self.rotate:
+            raise SimError("--per-game and --rotate cannot be combined (per-game rows are per seating)")
+        if self.output is not None:
+            self.output.validate()
+        return self
+
+    def thread_note(self) -> Optional[str]:
+        """A line saying what was used when --threads asks for more than this machine has."""
+        import numba
+        maxt = numba.config.NUMBA_NUM_THREADS
+        if self.threads is not None and self.threads > maxt:
+            return f"note: --threads {self.threads} is more than the {maxt} available; using {maxt}"
+        return None
+
+
+def simulate(spec: RunSpec, per_game=None):
+    """Run the spec's jobs on its backend; returns one runner.Result per job."""
+    from . import runner
+    counts = spec.games
+    results = [None] * len(spec.jobs)
+    for n in dict.fromkeys(counts):
+        idx = [i for i, c in enumerate(counts) if c == n]
+        group = [spec.jobs[i] for i in idx]
+        if spec.backend.name == "dask":
+            from .dask_backend import run_jobs_dask
+            res = run_jobs_dask(group, n, spec.seed, spec.chunk, scheduler=spec.backend.scheduler,
+                                workers=spec.backend.workers, progress=spec.progress,
+                                rotate=spec.rotate, until_ci=spec.until_ci)
+        else:
+            writers = [per_game[i] for i in idx] if per_game is not None else None
+            res = runner.run_jobs(group, n, spec.seed, spec.threads, spec.chunk, spec.progress, writers,
+                                  rotate=spec.rotate, until_ci=spec.until_ci)
+        for i, r in zip(idx, res):
+            results[i] = r
+    return results
+
+
+def run_meta(results, spec: RunSpec, wall: float) -> dict:
+    from . import export, runner
+    games = spec.games[0] if len(set(spec.games)) == 1 else spec.games
+    return {
+        "seed": spec.seed, "games": games, "threads": runner.set_threads(spec.threads),
+        "chunk": spec.chunk, "wall_time_s": round(wall, 3),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "command": sys.argv, "packages": export.package_versions(),
+        "rotate": spec.rotate, "until_ci": spec.until_ci, **spec.backend.describe(),
+        "jobs": [{"game": r.job.game, "version": r.job.module.VERSION, "variant": r.job.variant,
+                  "players": r.job.players, "policies": r.job.policies, "rules": r.job.rules,
+                  "labels": r.job.labels, "wall_time_s": round(r.wall, 3),
+                  "notes": list(getattr(r.job.module, "REPORT_NOTES", ()))}
+                 for r in results],
+        **spec.extra_meta,
+    }
+
+
+def compute(spec: RunSpec, per_game=None):
+    """Simulate and build the report tables: (results, tables, wall seconds)."""
+    from . import report
+    t0 = time.time()
+    results = simulate(spec, per_game)
+    return results, report.build_tables(results), time.time() - t0
+
+
+def execute(spec: RunSpec):
+    """Validate, simulate, print, and write the result folder under the output contract.
+
+    Returns (tables, final folder or None).
+    """
+    from . import export, report, runner
+    spec.validate()
+    echo = spec.echo
+    note = spec.thread_note()
+    if note:
+        print(note, file=sys.stderr)
+    writers = None
+    out = spec.output
+    if spec.per_game and out is not None:
+        staging = out.stage()
+        names = ["per_game"] if len(spec.jobs) == 1 else [
+            f"per_game-{i:03d}-{j.game}-{j.variant}-{j.players}p" for i, j in enumerate(spec.jobs)]
+        writers = [runner.PerGameWriter(staging / f"{n}.{spec.fmt}", spec.fmt) for n in names]
+    try:
+        results, tables, wall = compute(spec, writers)
+    except BaseException:
+        if out is not None:
+            out.abandon()
+        raise
+    meta = run_meta(results, spec, wall)
+    files = {}
+    if spec.post is not None:
+        extra_tables, files, lines = spec.post(tables, results)
+        tables.update(extra_tables)
+        for line in lines:
+            echo(line)
+    else:
+        export.print_tables(tables, echo)
+    for line in report.skill_gaps(tables):
+        echo(line)
+    if spec.until_ci is not None:
+        for i, r in enumerate(results):
+            cap = spec.games[i]
+            echo(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than {spec.until_ci}"
+                 + ("" if r.games < cap else " (capped by --games)"))
+    if out is None:
+        return tables, None
+    final = write_result(out, tables, spec.fmt, meta, files, writers, spec.html)
+    n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
+    echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
+    return tables, final
+
+
+def write_result(out: OutputFolder, tables: dict, fmt: str, meta: dict, files: dict | None = None,
+                 writers=None, html: bool = False):
+    """Write tables, meta.json, extra files, per-game streams and the HTML page into the staging
+    folder, then rename it into place. Any failure leaves nothing behind (exit 1 for OS errors)."""
+    from . import export
+    import polars as pl
+    staging = out.stage()
+    try:
+        export.write_tables(tables, staging, fmt, meta, files)
+        for w in writers or []:
+            w.close()
+        if html:
+            from .html_report import write_html
+            write_html(staging, staging / "report.html")
+    except (OSError, pl.exceptions.PolarsError) as e:
+        out.abandon()
+        cause = getattr(e, "strerror", None) or (str(e).strip().splitlines() or [type(e).__name__])[-1]
+        raise WriteError(f"cannot write {out.path}: {cause}") from None
+    except BaseException:
+        out.abandon()
+        raise
+    return out.commit()
+
+
+def resolve_run(game: Optional[str], *, variant=None, players=None, policy=None, seats=None,
+                rules: Optional[dict] = None, games: Optional[int] = None, seed: Optional[int] = None,
+                year=None, date=None, birthday=None, cards=None) -> tuple[list, list, int, dict, Optional[Callable]]:
+    """The user's words for `run` -> (jobs, games per job, seed, extra meta, post).
+
+    Shared by the CLI's `run` and the Python API, so both accept and refuse the same things.
+    """
+    if games is not None:
+        check_games(games)
+    if seed is not None:
+        check_seed(seed)
+    if game is None:
+        if any(x is not None for x in (variant, players, policy, seats)) or rules:
+            raise SimError("--variant/--players/--policy/--seats/--rule need a GAME; "
+                           "without one, simcli run plays the default suite (configs/suite.toml)")
+        if any(x is not None for x in (year, date, birthday, cards)):
+            raise SimError("--year, --date, --birthday and --cards need GAME daily-weather")
+        jobs, suite_games, suite_seed = cfg.suite_jobs()
+        counts = [games] * len(jobs) if games else suite_games
+        return jobs, counts, (suite_seed if seed is None else seed), {}, None
+    if game == "daily-weather":
+        from . import daily
+        jobs, n, extra, post = daily.calendar_run(variant, players, policy, seats, rules or {}, games,
+                                                  year, date, birthday, cards)
+        return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), extra, post
+    if any(x is not None for x in (year, date, birthday, cards)):
+        raise SimError("--year, --date, --birthday and --cards are for daily-weather only")
+    jobs = cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules or {})
+    n = games or DEFAULT_GAMES
+    return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), {}, None
+
