@@ -31,6 +31,12 @@ def load_toml(path: Path) -> dict:
             return tomllib.load(f)
     except FileNotFoundError:
         raise SimError(f"config file not found: {path}") from None
+    except IsADirectoryError:
+        raise SimError(f"{path} is a folder; give a config file (TOML)") from None
+    except OSError as e:
+        raise SimError(f"cannot read config file {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise SimError(f"config file {path} is not valid TOML (not UTF-8 text)") from None
     except tomllib.TOMLDecodeError as e:
         raise SimError(f"config file {path} is not valid TOML: {e}") from None
 

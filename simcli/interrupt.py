@@ -85,11 +85,10 @@ def _stop_now(signum) -> None:
         t = threading.Thread(target=_quietly, args=(fn,), daemon=True)
         t.start()
         t.join(CLEANUP_TIMEOUT_S)
-    name = "SIGTERM" if signum == signal.SIGTERM else "Ctrl-C"
     if done:
-        msg = f"interrupted ({name}) after the result was complete: {', '.join(map(str, done))}"
+        msg = f"interrupted after the result was complete: {', '.join(map(str, done))}"
     else:
-        msg = f"interrupted ({name}): nothing written"
+        msg = "interrupted: nothing written"
     try:
         sys.stderr.write(msg + "\n")
         sys.stderr.flush()

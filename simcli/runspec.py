@@ -8,6 +8,7 @@ year runs) and the Python API (``simcli.run``) inherit the same checks and the s
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -194,6 +195,11 @@ def execute(spec: RunSpec):
         writers = [runner.PerGameWriter(staging / f"{n}.{spec.fmt}", spec.fmt) for n in names]
     try:
         results, tables, wall = compute(spec, writers)
+    except (OSError, _polars_error()) as e:
+        if out is None or writers is None:
+            raise
+        out.abandon()  # a per-game stream could not be written
+        raise write_failure(out.path, e) from None
     except BaseException:
         if out is not None:
             out.abandon()
@@ -222,6 +228,20 @@ def execute(spec: RunSpec):
     return tables, final
 
 
+def _polars_error():
+    import polars as pl
+    return pl.exceptions.PolarsError
+
+
+def write_failure(path, e: BaseException) -> WriteError:
+    """One line naming the path and the OS's words for the cause (Polars wraps them)."""
+    import re
+    text = " ".join(str(e).split())
+    m = re.search(r"os error (\d+)", text)
+    cause = getattr(e, "strerror", None) or (os.strerror(int(m.group(1))) if m else text or type(e).__name__)
+    return WriteError(f"cannot write {path}: {cause}")
+
+
 def write_result(out: OutputFolder, tables: dict, fmt: str, meta: dict, files: dict | None = None,
                  writers=None, html: bool = False):
     """Write tables, meta.json, extra files, per-game streams and the HTML page into the staging
@@ -238,8 +258,7 @@ def write_result(out: OutputFolder, tables: dict, fmt: str, meta: dict, files: d
             write_html(staging, staging / "report.html")
     except (OSError, pl.exceptions.PolarsError) as e:
         out.abandon()
-        cause = getattr(e, "strerror", None) or (str(e).strip().splitlines() or [type(e).__name__])[-1]
-        raise WriteError(f"cannot write {out.path}: {cause}") from None
+        raise write_failure(out.path, e) from None
     except BaseException:
         out.abandon()
         raise

@@ -123,6 +123,27 @@ def test_a_disk_error_while_writing_is_one_line_exit_1_and_nothing_is_left(tmp_p
     assert listing(tmp_path) == []
 
 
+def test_a_disk_error_in_a_per_game_stream_is_one_line_exit_1_and_nothing_is_left(tmp_path, monkeypatch):
+    from simcli import runner
+
+    def full(self, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(runner.PerGameWriter, "write", full)
+    r = invoke("run", *GAME, "--per-game", "--out", tmp_path / "res")
+    assert r.exit_code == 1
+    assert "No space left on device" in one_line_error(r)
+    assert listing(tmp_path) == []
+
+
+def test_a_config_folder_or_unreadable_file_is_one_line(tmp_path):
+    r = invoke("sweep", tmp_path)
+    assert r.exit_code == 2 and "is a folder" in one_line_error(r)
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"\xff\xfe not text")
+    r = invoke("sweep", bad)
+    assert r.exit_code == 2 and "not valid TOML" in one_line_error(r)
+
+
 def test_trace_and_report_files_are_refused_when_they_exist_and_replaced_with_force(tmp_path):
     f = tmp_path / "t.jsonl"
     f.write_text("mine\n")
