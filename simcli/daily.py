@@ -183,6 +183,8 @@ def run_calendar(execute, variant, players, policy, seats, rule_flags, games, se
     from .errors import SimError
 
     if cards_path is not None:
+        from . import schema
+        schema.load(cards_path, "cards")  # keys, types, sizes: one line naming the file and key
         try:
             dw.use_cards(cards_path)
         except (ValueError, OSError) as e:
