@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from . import config as cfg
-from . import stats
+from . import schema, stats
 from .errors import SimError
 
 KEYS = ["game", "variant", "players", "policies"]
@@ -41,24 +41,50 @@ class CheckConfig:
 
 
 def load_check_config(path: Path | None = None) -> CheckConfig:
-    path = Path(path) if path else cfg.configs_dir() / "check.toml"
-    data = cfg.load_toml(path)
-    games = int(data.get("games", 20000))
+    """The check config, validated against ``schema.CHECK`` (one line naming file and key)."""
+    path = Path(path) if path is not None else cfg.configs_dir() / "check.toml"
+    data = schema.load(path, "check")
+    games = data.get("games", 20000)
     counts: list[int] = []
-    jobs = cfg.jobs_from_entries(data.get("job", []), str(path), games, counts)
+    try:
+        jobs = cfg.jobs_from_entries(data["job"], f"check config {path}", games, counts)
+    except SimError as e:  # a game-level problem (variant, policy, rule value): name the file
+        msg = str(e)
+        raise SimError(msg if msg.startswith("check config") else f"check config {path}: {msg}") from None
     if not jobs:
-        raise SimError(f"check config {path} lists no jobs")
-    return CheckConfig(jobs, games, int(data.get("baseline_seed", 1)), int(data.get("check_seed", 2)),
+        raise SimError(f"check config {path} expands to no jobs (check the players lists; games not in this checkout are skipped)")
+    return CheckConfig(jobs, games, data.get("baseline_seed", 1), data.get("check_seed", 2),
                        float(data.get("alpha", 0.01)), counts)
 
 
+# columns compare() reads from a baseline, by table: a folder of another shape is refused up front
+BASELINE_COLUMNS = {
+    "variants": (*KEYS, "games", "tie_rate", "timeout_rate", "length_mean"),
+    "seats": ("seat", "win_share", "score_mean", "score_sd"),
+    "scores": ("seat", "score", "count"),
+    "lengths": ("length", "count"),
+}
+
+
 def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
+    """The baseline's tables; a missing, damaged or foreign table is one line (SimError, exit 2)."""
     tables = {}
-    for name in ("seats", "variants", "scores", "lengths"):
+    for name, columns in BASELINE_COLUMNS.items():
         p = folder / f"{name}.parquet"
         if not p.is_file():
             raise SimError(f"baseline folder {folder} has no {name}.parquet; make one with `simcli check --update`")
-        tables[name] = pl.read_parquet(p)
+        try:
+            df = pl.read_parquet(p)
+        except (pl.exceptions.PolarsError, OSError, ValueError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise SimError(f"baseline table {p} cannot be read (damaged or not Parquet): {first}") from None
+        missing = [c for c in columns if c not in df.columns]
+        wrong = [c for c in columns if c in df.columns and c not in KEYS and not df[c].dtype.is_numeric()]
+        if missing or wrong:
+            what = f"no column {', '.join(missing)}" if missing else f"column {', '.join(wrong)} is not numeric"
+            raise SimError(f"baseline table {p} is not a simcli {name} table ({what}); "
+                           "make a baseline with `simcli check --update`")
+        tables[name] = df
     return tables
 
 
@@ -142,10 +168,13 @@ def compare(base: dict[str, pl.DataFrame], new: dict[str, pl.DataFrame], alpha: 
 
 
 def load_expectations(path: Path | None = None) -> list[dict]:
-    path = Path(path) if path else cfg.configs_dir() / "expectations.toml"
-    if not path.is_file():
-        return []
-    return cfg.load_toml(path).get("expect", [])
+    """Designer expectations, validated against ``schema.EXPECTATIONS``. A file the user names
+    must exist; only the default file may be absent (an install without configs: none)."""
+    if path is None:
+        path = cfg.configs_dir() / "expectations.toml"
+        if not path.exists():
+            return []
+    return schema.load(Path(path), "expectations").get("expect", [])
 
 
 def check_expectations(tables: dict[str, pl.DataFrame], expectations: list[dict]) -> list[dict]:

@@ -300,6 +300,16 @@ def bench_cmd(
                    f"{r['games_per_s']:>12,.0f} {r['decisions_per_s']:>14,.0f}")
 
 
+@app.command("compile")
+def compile_cmd(
+    games: Annotated[Optional[list[str]], typer.Argument(help="game ids (default: every game)", show_default=False)] = None,
+) -> None:
+    """Compile the games' kernels (every build, the search player's too) into Numba's disk cache
+    ahead of time, e.g. for a Docker image or a CI cache step; runs then start warm."""
+    from .compile import compile_command
+    compile_command(games or [], lambda line: typer.echo(line, err=True))
+
+
 def _one_line(e) -> str:
     """A usage error as one line that names the option, e.g. "invalid value for --games: ..."."""
     msg = " ".join(e.format_message().split())

@@ -186,9 +186,8 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
     from .errors import SimError
 
     if cards_path is not None:
-        from pathlib import Path as _P
-        if _P(cards_path).is_dir():
-            raise SimError(f"--cards {cards_path} is a folder; give a card data file (TOML)")
+        from . import schema
+        schema.load(cards_path, "cards")  # keys, types, sizes: one line naming the file and key
         try:
             dw.use_cards(cards_path)
         except (ValueError, OSError, KeyError, TypeError) as e:

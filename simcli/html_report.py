@@ -800,7 +800,8 @@ def write_html(report_dir: Path, out_file: Path) -> Path:
     """Render ``report_dir`` and write the page to ``out_file`` atomically; returns the path."""
     out_file = Path(out_file)
     if not Path(report_dir).is_dir():
-        raise SimError(f"report folder {report_dir} does not exist")
+        raise SimError(f"{report_dir} is a file; give a folder written by run, sweep or ladder"
+                       if Path(report_dir).exists() else f"report folder {report_dir} does not exist")
     if out_file.is_dir():
         raise SimError(f"--out {out_file} is a folder; give a file path such as {out_file / 'report.html'}")
     parent = out_file.parent if str(out_file.parent) else Path(".")

@@ -170,6 +170,10 @@ def run_meta(results, spec: RunSpec, wall: float) -> dict:
 def compute(spec: RunSpec, per_game=None):
     """Simulate and build the report tables: (results, tables, wall seconds)."""
     from . import report
+    if spec.backend.name == "local":
+        # cold builds compile first, concurrently, saying so (Dask workers compile their own)
+        from .compile import ensure_compiled
+        ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.time()
     results = simulate(spec, per_game)
     return results, report.build_tables(results), time.time() - t0

@@ -1,7 +1,8 @@
 """Sweeps: a grid of games x variants x player counts x seat policies x rule values.
 
 A sweep file (TOML) has optional ``games``, ``seed``, ``rotate`` and one or more ``[[grid]]``
-tables::
+tables (the declared schema: ``simcli/schema.py`` ``SWEEP``; every key, type and range is
+checked before any job is made)::
 
     [[grid]]
     game = "forecasts-cubes"          # required
@@ -21,9 +22,8 @@ import itertools
 from pathlib import Path
 
 from . import config as cfg
+from . import schema
 from .errors import SimError
-
-GRID_KEYS = {"game", "variants", "players", "policies", "rules", "games"}
 
 
 def load_sweep(path: Path) -> tuple[list[cfg.Job], dict, list[str]]:
@@ -31,51 +31,49 @@ def load_sweep(path: Path) -> tuple[list[cfg.Job], dict, list[str]]:
 
     ``counts[i]`` is job i's own game count, or None to use the file's (or --games).
     """
-    data = cfg.load_toml(Path(path))
-    grids = data.get("grid", [])
-    if not grids:
-        raise SimError(f"sweep file {path} has no [[grid]] tables")
+    data = schema.load(Path(path), "sweep")
     jobs: list[cfg.Job] = []
     counts: list = []
     rule_axes: list[str] = []
-    for gi, grid in enumerate(grids):
-        unknown = set(grid) - GRID_KEYS
-        if unknown:
-            raise SimError(f"sweep file {path}, grid {gi + 1}: unknown key(s) {', '.join(sorted(unknown))}; "
-                           f"valid keys: {', '.join(sorted(GRID_KEYS))}")
-        if "game" not in grid:
-            raise SimError(f"sweep file {path}, grid {gi + 1}: missing 'game'")
-        game = grid["game"]
-        cfg.game_module(game)
-        _, variants = cfg.variants_of(game)
-        vnames = grid.get("variants", list(variants))
-        rules = grid.get("rules", {})
-        names = list(rules)
-        for n in names:
-            if n not in rule_axes:
-                rule_axes.append(n)
-        value_lists = [v if isinstance(v, list) else [v] for v in rules.values()]
-        for v in vnames:
-            if v not in variants:
-                raise SimError(f"sweep file {path}: unknown variant {v!r} for {game}; valid variants: "
-                               f"{', '.join(variants)}")
-            for p in grid.get("players", variants[v]["players"]):
-                if p not in variants[v]["players"]:
-                    continue
-                for pol in grid.get("policies", ["random"]):
-                    seat_list = "," in pol
-                    if seat_list and len(pol.split(",")) != p:
-                        continue
-                    for combo in itertools.product(*value_lists):
-                        overrides = dict(zip(names, combo))
-                        labels = {n: str(val).lower() if isinstance(val, bool) else str(val)
-                                  for n, val in overrides.items()}
-                        jobs.append(cfg.resolve(
-                            game, v, p, policy=None if seat_list else pol,
-                            seats=pol if seat_list else None, rules=overrides, labels=labels))
-                        counts.append(grid.get("games"))
+    for gi, grid in enumerate(data["grid"]):
+        try:
+            _expand_grid(grid, jobs, counts, rule_axes)
+        except SimError as e:  # a game-level problem (variant, policy, rule value): say where
+            raise SimError(f"sweep file {path}: grid[{gi + 1}]: {e}") from None
     if not jobs:
         raise SimError(f"sweep file {path} expands to no jobs (check players and seat lists)")
-    settings = {"games": data.get("games"), "seed": data.get("seed"), "rotate": bool(data.get("rotate", False)),
+    settings = {"games": data.get("games"), "seed": data.get("seed"), "rotate": data.get("rotate", False),
                 "counts": counts}
     return jobs, settings, ["game", "variant", "players", "policies", *rule_axes]
+
+
+def _expand_grid(grid: dict, jobs: list, counts: list, rule_axes: list) -> None:
+    """Append one (schema-checked) [[grid]] table's jobs, game counts and rule axes."""
+    game = grid["game"]
+    cfg.game_module(game)
+    _, variants = cfg.variants_of(game)
+    vnames = grid.get("variants", list(variants))
+    rules = grid.get("rules", {})
+    names = list(rules)
+    for n in names:
+        if n not in rule_axes:
+            rule_axes.append(n)
+    value_lists = [v if isinstance(v, list) else [v] for v in rules.values()]
+    for v in vnames:
+        if v not in variants:
+            raise SimError(f"unknown variant {v!r} for {game}; valid variants: {', '.join(variants)}")
+        for p in grid.get("players", variants[v]["players"]):
+            if p not in variants[v]["players"]:
+                continue
+            for pol in grid.get("policies", ["random"]):
+                seat_list = "," in pol
+                if seat_list and len(pol.split(",")) != p:
+                    continue
+                for combo in itertools.product(*value_lists):
+                    overrides = dict(zip(names, combo))
+                    labels = {n: str(val).lower() if isinstance(val, bool) else str(val)
+                              for n, val in overrides.items()}
+                    jobs.append(cfg.resolve(
+                        game, v, p, policy=None if seat_list else pol,
+                        seats=pol if seat_list else None, rules=overrides, labels=labels))
+                    counts.append(grid.get("games"))

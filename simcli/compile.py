@@ -1,0 +1,236 @@
+"""First-run compile: which compiled builds a run needs, which of them Numba's disk cache lacks,
+and compiling those concurrently, one process per core, before the run starts.
+
+A game's kernels compile on their first call (10-60 s of CPU each) and Numba caches the
+machine code on disk (``cache=True``, kernels/_jit.py), so this happens once per machine and
+source version. A run needs, per game, the build ``play_games`` picks for its seats (with or
+without the search player, kernels/builds.py) and the tally fold (kernels/tally.py).
+
+Cache detection (no compile, no subprocess): for each needed jitted function and argument
+types we compute the key Numba's ``FunctionCache`` would look up (``_cache._index_key(sig,
+codegen)``: signature, CPU, hash of the bytecode) and look for it in the function's cache index
+(``*.nbi``, read with ``_cache._cache_file._load_index()``, which also checks the source file's
+stamp). Reading a few small index files costs milliseconds, so a warm run is not slower. These
+are Numba internals (checked with Numba 0.68); if they are missing the build counts as
+"unknown" and is left to compile in-process, as before.
+
+Compiling: one spawned process per core (at most one per game), each playing one game of every
+cold build of its games (the same entry point a run calls), which fills the disk cache; the
+parent then loads the machine code from the cache on its first call. Games go to processes
+largest module first (source size approximates compile time).
+"""
+from __future__ import annotations
+
+import importlib.util
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import SimError
+
+SEARCH_POLICY = "mc"   # the policy whose seats need the search build (kernels/builds.py)
+
+
+@dataclass(frozen=True)
+class Build:
+    """One compiled build a run needs: a game's ``play_games`` with or without the search player."""
+    game: str
+    search: bool
+
+    def label(self) -> str:
+        return f"{self.game} (search build)" if self.search else self.game
+
+
+def _has_search(job) -> bool:
+    code = job.module.POLICIES.get(SEARCH_POLICY)
+    from kernels import builds
+    return code is not None and builds.has_seat(job.seats, code)
+
+
+def builds_for(jobs) -> list[Build]:
+    """The builds a job list needs, in first-use order, each once."""
+    return list(dict.fromkeys(Build(j.game, _has_search(j)) for j in jobs))
+
+
+def _sample_args(job):
+    """The arguments ``job.module.play_games`` passes its jitted driver for a one-game chunk."""
+    from kernels import layout
+    mod = job.module
+    params = mod.with_cards(job.params) if hasattr(mod, "with_cards") else job.params
+    seats = np.asarray(job.seats, dtype=np.int64)
+    out = np.zeros((1, layout.out_width(seats.shape[0], len(mod.COUNTERS))), dtype=np.int64)
+    return [np.asarray(params, dtype=np.int64), seats, np.int64(0), np.int64(0), out]
+
+
+def driver_calls(job) -> list:
+    """[(jitted function, argument tuple)] that a run of ``job`` compiles: the game's build
+    (one of the three entry-point patterns in docs/architecture.md) and the tally fold.
+    Raises LookupError for a module whose pattern is not known here."""
+    from numba.core.registry import CPUDispatcher
+
+    from kernels import builds, tally
+    mod = job.module
+    args = _sample_args(job)
+    search = _has_search(job)
+    if isinstance(mod.play_games, CPUDispatcher):            # one build (sudden-skies)
+        call = (mod.play_games, tuple(args))
+    elif hasattr(mod, "play_games_plain"):                     # separate plain path (forecasts-bid)
+        call = (mod.play_games_search if search else mod.play_games_plain, tuple(args))
+    elif isinstance(getattr(mod, "_play_games", None), CPUDispatcher):  # `search` None or an array
+        call = (mod._play_games, (*args, builds._SEARCH if search else None))
+    else:
+        raise LookupError(f"{job.game}: play_games pattern not known to simcli.compile")
+    from .runner import accumulators_for
+    acc = accumulators_for(job)
+    fold = (tally.fold_chunk, (args[4], acc.n_seats, acc.n_counters, acc.score_lo, acc.len_lo,
+                               bool(mod.LOWER_IS_BETTER), *acc.arrays().values()))
+    return [call, fold]
+
+
+def is_cached(dispatcher, args) -> bool | None:
+    """Whether Numba has ``dispatcher`` compiled for these argument types, in this process or
+    in its disk cache; None when this Numba's cache internals are not as expected."""
+    try:
+        sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+        if sig in dispatcher.overloads:
+            return True
+        cache = dispatcher._cache
+        key = cache._index_key(sig, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except (AttributeError, TypeError):
+        return None
+
+
+def cache_folder(dispatcher) -> str:
+    """Where Numba keeps this function's machine code (NUMBA_CACHE_DIR or __pycache__)."""
+    try:
+        return str(dispatcher._cache.cache_path)
+    except AttributeError:
+        return "Numba's cache folder"
+
+
+def cold_builds(jobs) -> tuple[list, list[str]]:
+    """(jobs to compile, one per cold build; the cache folders involved)."""
+    cold, folders, seen = [], [], set()
+    for job in jobs:
+        b = Build(job.game, _has_search(job))
+        if b in seen:
+            continue
+        seen.add(b)
+        try:
+            calls = driver_calls(job)
+        except LookupError:
+            continue  # unknown pattern: it compiles in-process on first use, as before
+        missing = [d for d, a in calls if is_cached(d, a) is False]
+        if missing:
+            cold.append(job)
+            folders += [cache_folder(d) for d in missing]
+    return cold, list(dict.fromkeys(folders))
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _compile_in_child(jobs, fold: bool = True) -> float:
+    """(Spawned process) play one game of each job's build, filling the disk cache, and fold it
+    when ``fold`` (the tally fold is one function for every game: one process compiles it).
+    Returns CPU seconds."""
+    from . import runner
+    t = time.process_time()
+    for job in jobs:
+        buf = runner.play_chunk(job, 0, 0, 1)
+        if fold:
+            runner.accumulators_for(job).fold(buf, bool(job.module.LOWER_IS_BETTER))
+    return time.process_time() - t
+
+
+def _module_size(game: str) -> int:
+    import kernels
+    spec = importlib.util.find_spec(kernels.GAMES[game])
+    return os.path.getsize(spec.origin) if spec and spec.origin else 0
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def compile_jobs(jobs, echo, force_message: bool = False) -> float:
+    """Compile the cold builds of ``jobs`` concurrently; returns wall seconds (0 if all warm)."""
+    cold, folders = cold_builds(jobs)
+    if not cold:
+        if force_message:
+            echo(f"already compiled: {', '.join(b.label() for b in builds_for(jobs))}")
+        return 0.0
+    by_game: dict[str, list] = {}
+    for job in cold:
+        by_game.setdefault(job.game, []).append(job)
+    order = sorted(by_game, key=lambda g: -_module_size(g) * len(by_game[g]))  # largest first
+    procs = min(_cores(), len(order))
+    names = ", ".join(b.label() for b in builds_for(cold))
+    echo(f"compiling the kernels of {names} (once per machine: Numba caches them in "
+         f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ...")
+    t0 = time.perf_counter()
+    if procs == 1 and len(order) == 1:
+        _compile_in_child(by_game[order[0]])  # one game: no process to spawn
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx)
+        try:
+            # the fold is one function for all games: the last (smallest) task compiles it
+            for f in [pool.submit(_compile_in_child, by_game[g], g == order[-1]) for g in order]:
+                f.result()
+        except BaseException:  # Ctrl-C, SIGTERM, a failed build: stop the compiles now, not at their end
+            procs_alive = list(getattr(pool, "_processes", {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs_alive:
+                p.terminate()
+            raise
+        pool.shutdown()
+    wall = time.perf_counter() - t0
+    echo(f"compiled in {wall:.0f} s (next runs start warm)")
+    return wall
+
+
+def ensure_compiled(jobs, echo) -> float:
+    """Before simulating ``jobs``: compile whatever builds the Numba disk cache lacks,
+    concurrently, telling the user on ``echo`` (one line before, one after). Nothing is
+    printed or spawned when every build is cached. Returns the wall seconds spent."""
+    return compile_jobs(jobs, echo)
+
+
+def compile_jobs_for_games(games: list[str]) -> list:
+    """One job per build of each game: its plain build and its search build."""
+    from . import config as cfg
+    known = cfg.known_games()
+    for g in games:
+        if g not in known:
+            raise SimError(f"unknown game {g!r}; valid games: {', '.join(known)}")
+    jobs = []
+    for g in games or known:
+        job = cfg.resolve(g)                       # default variant and player count, random seats
+        jobs.append(job)
+        mod = job.module
+        if SEARCH_POLICY in mod.POLICIES:          # one cheap search seat: the same compiled build
+            lo = mod.POLICY_ARGS[SEARCH_POLICY][0][2] if SEARCH_POLICY in getattr(mod, "POLICY_ARGS", {}) else ""
+            seat = f"{SEARCH_POLICY}:{lo}" if lo != "" else SEARCH_POLICY
+            if job.players == 1:
+                jobs.append(cfg.resolve(g, job.variant, job.players, seats=seat))
+            else:
+                jobs.append(cfg.resolve(g, job.variant, job.players,
+                                        seats=",".join([seat] + ["random"] * (job.players - 1))))
+    return jobs
+
+
+def compile_command(games: list[str], echo=_stderr) -> float:
+    """``simcli compile [GAME ...]``: fill the Numba cache for every build of the games (all
+    games when none is named), e.g. in a Docker image or a CI cache step."""
+    return compile_jobs(compile_jobs_for_games(games), echo, force_message=True)

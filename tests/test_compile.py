@@ -1,0 +1,98 @@
+"""First-run compile (simcli/compile.py): which builds a job list needs, cache detection on a fresh
+Numba cache (cold), after compiling (warm, loaded from disk in a new process), and the spawn path.
+
+Kept cheap: one build (forecasts-cubes without search) compiled once into a fresh NUMBA_CACHE_DIR;
+Numba reads that variable at import, so each stage runs in its own Python process.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from simcli import compile as cc
+from simcli import config as cfg
+from simcli.errors import SimError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_builds_for_a_job_list_by_hand():
+    jobs = [cfg.resolve("forecasts-cubes", policy="random"),
+            cfg.resolve("forecasts-cubes", seats="mc:4,random,random,random"),
+            cfg.resolve("forecasts-cubes", "advisory", 3, policy="heuristic"),   # same build as the first
+            cfg.resolve("pgc", policy="heuristic"),
+            cfg.resolve("forecasts-bid", seats="random,mc,random,random")]
+    assert cc.builds_for(jobs) == [cc.Build("forecasts-cubes", False), cc.Build("forecasts-cubes", True),
+                                   cc.Build("pgc", False), cc.Build("forecasts-bid", True)]
+
+
+@pytest.mark.parametrize("game", cfg.known_games())
+def test_every_game_entry_point_pattern_is_known(game):
+    """compile.py finds the jitted driver of both builds of every game (no compile happens)."""
+    jobs = cc.compile_jobs_for_games([game])
+    assert [cc.Build(j.game, cc._has_search(j)) for j in jobs] == [cc.Build(game, False), cc.Build(game, True)]
+    for job in jobs:
+        (driver, args), (fold, fargs) = cc.driver_calls(job)
+        assert hasattr(driver, "_cache") and len(fargs) == 12
+        assert cc.is_cached(driver, args) in (True, False)
+
+
+def test_compile_command_refuses_an_unknown_game():
+    with pytest.raises(SimError, match="unknown game 'nope'; valid games: "):
+        cc.compile_command(["nope"], echo=lambda line: None)
+
+
+_STAGE = """
+import json, sys
+from simcli import compile as cc, config as cfg, runner
+job = cfg.resolve("forecasts-cubes", policy="random")
+lines = []
+cold, folders = cc.cold_builds([job])
+res = {"cold_before": [j.describe() for j in cold], "folders": folders}
+if sys.argv[1] == "compile":
+    res["wall"] = cc.ensure_compiled([job], lines.append)
+else:
+    res["wall"] = cc.ensure_compiled([job], lines.append)   # warm: nothing to do, nothing said
+    (driver, args), (fold, fargs) = cc.driver_calls(job)
+    runner.play_chunk(job, 1, 0, 3)                          # the run's first call
+    sig = tuple(driver.typeof_pyval(a) for a in args)
+    res["hits"], res["misses"] = driver.stats.cache_hits[sig], driver.stats.cache_misses[sig]
+res["lines"] = lines
+print(json.dumps(res))
+"""
+
+
+def _stage(cache: Path, what: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, "-c", _STAGE, what], capture_output=True, text=True, env=env,
+                       cwd=ROOT, timeout=900)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_fresh_cache_is_cold_compiled_is_warm_and_loaded_from_disk(tmp_path):
+    cache = tmp_path / "numba-cache"
+    first = _stage(cache, "compile")
+    assert first["cold_before"] == ["forecasts-cubes/base/4p [random,random,random,random]"]
+    assert first["folders"] and first["folders"][0].startswith(str(cache))
+    assert len(first["lines"]) == 2 and first["lines"][0].startswith("compiling the kernels of forecasts-cubes (once per machine")
+    assert str(cache) in first["lines"][0] and first["lines"][1].startswith("compiled in ")
+    second = _stage(cache, "run")
+    assert second["cold_before"] == [] and second["lines"] == [] and second["wall"] == 0.0
+    assert second["hits"] == 1 and second["misses"] == 0, "the run loaded the build from the disk cache"
+
+
+def test_spawned_compile_process_plays_a_job_from_pickled_input():
+    """The pool path: a spawned process gets pickled jobs, imports the kernels and plays them
+    (with a warm cache this only loads; the test is about the process plumbing)."""
+    jobs = [cfg.resolve("forecasts-cubes", policy="random")]
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        assert pool.submit(cc._compile_in_child, jobs).result(timeout=900) >= 0.0
