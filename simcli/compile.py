@@ -179,8 +179,9 @@ def compile_jobs(jobs, echo, force_message: bool = False) -> float:
     echo(f"compiling the kernels of {names} (once per machine: Numba caches them in "
          f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ...")
     t0 = time.perf_counter()
-    if procs == 1 and len(order) == 1:
-        _compile_in_child(by_game[order[0]])  # one game: no process to spawn
+    if procs == 1:  # one game, or one core: compile here, no process to spawn
+        for i, g in enumerate(order):
+            _compile_in_child(by_game[g], fold=i == 0)
     else:
         ctx = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx)
