@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+import traceback
 from dataclasses import dataclass
 
 from simcli import cli
@@ -18,6 +19,7 @@ class CliResult:
     stdout: str
     stderr: str
     output: str  # stdout and stderr interleaved, as a terminal shows them
+    exception: BaseException | None = None  # an uncaught error (its traceback is in stderr)
 
 
 class _Tee(io.StringIO):
@@ -40,16 +42,19 @@ def invoke(*args) -> CliResult:
     out, err = _Tee(both), _Tee(both)
     argv = sys.argv
     sys.argv = ["simcli", *map(str, args)]
-    code = 0
+    code, exc = 0, None
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 cli.main()
             except SystemExit as e:
                 code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except Exception as e:  # what the console script would show as a traceback
+                traceback.print_exc()
+                code, exc = 1, e
     finally:
         sys.argv = argv
-    return CliResult(code, out.getvalue(), err.getvalue(), both.getvalue())
+    return CliResult(code, out.getvalue(), err.getvalue(), both.getvalue(), exc)
 
 
 def paired_match(game: str, seats: str, deals: int, seed: int = 5, players: int | None = None):
