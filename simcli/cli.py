@@ -425,6 +425,11 @@ def bench_cmd(
                    f"{r['games_per_s']:>12,.0f} {r['decisions_per_s']:>14,.0f}")
 
 
+from .tune import tune_cmd  # noqa: E402 - the command lives in simcli/tune.py
+
+app.command("tune")(tune_cmd)
+
+
 def _one_line(e) -> str:
     """A usage error as one line that names the option, e.g. "invalid value for --games: ..."."""
     msg = " ".join(e.format_message().split())
