@@ -1,14 +1,15 @@
 """One self-contained HTML page for a report folder (``simcli report DIR``, ``--html``).
 
 ``render_html(report_dir)`` reads whatever report tables the folder holds (Parquet or CSV:
-seats, variants, scores, lengths, counters, meta.json; optional policies, paired, dates; sweeps
-are recognised by ``meta.json["axes"]``) and returns the page as text. ``write_html`` writes it
+seats, variants, scores, lengths, counters, meta.json; optional policies, paired, dates, tune;
+sweeps are recognised by ``meta.json["axes"]``) and returns the page as text. ``write_html`` writes it
 atomically. The page needs nothing else: CSS is inline, every plot is a matplotlib PNG embedded
 as a ``data:`` URI, there are no scripts, links, fonts or web addresses (a ``://`` in any text,
 e.g. a note quoting a web page, is written as an HTML entity so no address appears literally).
 
 Layout: header (what was run, from meta.json, and any stand-in data notes), an overview table
-when there are several jobs, the calendar heat-maps (``dates``), the sweep comparison plots
+when there are several jobs, the tune verdict with ``tune.png`` and its table (``tune``), the
+calendar heat-maps (``dates``), the sweep comparison plots
 (``axes``), then one section per job: its numbers, a three-panel figure (win share per seat
 with 95% intervals, score distribution per seat, game-length distribution), the seat table,
 the policy comparison (rotated runs) and the game's derived counter metrics. At most

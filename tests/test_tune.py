@@ -159,3 +159,13 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     for w in words:
         assert w in lines[0], (w, r.output)
     assert not (tmp_path / "o").exists()
+
+
+def test_a_rule_without_effect_stops_after_one_round_as_identical():
+    # pgc's two_player_end only matters at 2 players: at 4 the two values play the same games
+    r = _race("pgc", {"two_player_end": ["two-hands", "target"]}, "length_mean=50", 8000, seed=5, players=4)
+    t = tune.tune_table(r)
+    assert sorted(t["status"]) == ["best", "indistinguishable"]
+    assert t["games"].to_list() == [tune.FIRST_ROUND] * 2
+    assert "identical" in r.stop_reason
+    assert t["metric"][0] == t["metric"][1]
