@@ -22,6 +22,8 @@ Two tests, both chunk- and thread-independent (every input is an integer sum ove
 candidate's estimate minus T, it is dropped only when both s(mu_c - T) - (mu_b - T) > 0 and
 s(mu_c - T) + (mu_b - T) > 0 are significant (together they imply |mu_c - T| > |mu_b - T|);
 the larger of the two one-sided p-values enters Holm. ``=min`` / ``=max`` test mu_c - mu_b.
+This is Hsu's multiple comparison with the best: per round, a candidate at least as close as
+every other is dropped with probability at most alpha.
 """
 from __future__ import annotations
 

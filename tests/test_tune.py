@@ -169,3 +169,67 @@ def test_a_rule_without_effect_stops_after_one_round_as_identical():
     assert t["games"].to_list() == [tune.FIRST_ROUND] * 2
     assert "identical" in r.stop_reason
     assert t["metric"][0] == t["metric"][1]
+
+
+def _synthetic_race(samples: list[np.ndarray], target: str, alpha: float = 0.05) -> tune.Race:
+    """A Race over made-up integer per-deal values (no kernel): exercises the tests alone."""
+    r = object.__new__(tune.Race)
+    r.metric, r.target = tune.Metric("x", "counter", 0), tune.parse_target(target)
+    r.rotations, r.alpha, r.pair = 1, alpha, {}
+    r.cands = [tune.Candidate({"v": i}, None) for i in range(len(samples))]
+    for c, x in zip(r.cands, samples):
+        c.deals, c.total, c.total_sq = len(x), int(x.sum()), int((x * x).sum())
+    for a in range(len(samples)):
+        for b in range(a + 1, len(samples)):
+            r.pair[a, b] = int((samples[a] * samples[b]).sum())
+    return r
+
+
+def _drop_rates(mu_a: float, mu_b: float, target: str, reps: int = 1500, n: int = 400) -> tuple[float, float]:
+    """Over races between two candidates with shared deal luck (per-deal mean 20 + mu): the
+    share in which either is dropped, and in which the first is."""
+    rng = np.random.default_rng(12345)
+    any_drop = first_drop = 0
+    for _ in range(reps):
+        luck = rng.poisson(20, n)                     # the deal's share, common to both
+        xa = luck + rng.poisson(mu_a, n)
+        xb = luck + rng.poisson(mu_b, n)
+        r = _synthetic_race([xa, xb], target)
+        r.judge()
+        any_drop += any(c.status == "dropped" for c in r.cands)
+        first_drop += r.cands[0].status == "dropped"
+    return any_drop / reps, first_drop / reps
+
+
+SLACK = 3 * math.sqrt(0.1 * 0.9 / 1500)  # 3 binomial standard errors at a rate of 0.1
+
+
+def test_a_best_candidate_is_dropped_at_most_at_rate_alpha():
+    # Two candidates equally close to the target (means 30 and 32 around 31; or equal means):
+    # both are best, and either one is dropped in at most alpha = 0.05 of races (Hsu's
+    # comparison with the best); one or the other, in at most 2 alpha (a best always stays).
+    for mu_a, mu_b, target in ((10.0, 12.0, "x=31"), (11.0, 11.0, "x=25"), (11.0, 11.0, "x=min")):
+        any_drop, first_drop = _drop_rates(mu_a, mu_b, target)
+        assert first_drop <= 0.05 + SLACK, (mu_a, mu_b, target, first_drop)
+        assert any_drop <= 0.10 + SLACK, (mu_a, mu_b, target, any_drop)
+
+
+def test_a_clearly_farther_candidate_is_dropped():
+    # per-deal sd of the difference ~4.6 over 400 deals (se ~0.23; the sum has the shared luck
+    # twice: se ~0.51): every case below is at z >= 3.9
+    assert _drop_rates(10.0, 11.5, "x=32", reps=200)[0] >= 0.99   # 30 and 31.5, both below 32
+    assert _drop_rates(14.0, 10.0, "x=31", reps=200)[1] >= 0.99   # 34 (+3) against 30 (-1)
+    assert _drop_rates(10.0, 11.5, "x=min", reps=200)[1] == 0     # 30 is the minimum: kept
+    assert _drop_rates(10.0, 11.5, "x=min", reps=200)[0] >= 0.99
+
+
+def test_jackknife_interval_agrees_with_the_paired_one_on_a_mean():
+    # pgc's counter `rounds` (a per-game mean: paired) and the derived `rounds_per_game` (the
+    # same number, by the jackknife): same estimate, interval widths within the jackknife's
+    # 19-df noise (sd of a se ratio ~ 1/sqrt(38) ~ 0.16)
+    paired = _race("pgc", {"target": [10, 14]}, "rounds=2", 2000, seed=8, players=4, first=2000)
+    jack = _race("pgc", {"target": [10, 14]}, "rounds_per_game=2", 2000, seed=8, players=4, first=2000)
+    for cp, cj in zip(paired.cands, jack.cands):
+        assert cj.estimate[0] == pytest.approx(cp.estimate[0], abs=1e-12)
+        ratio = (cj.estimate[2] - cj.estimate[1]) / (cp.estimate[2] - cp.estimate[1])
+        assert 0.6 < ratio < 1.6, ratio
