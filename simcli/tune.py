@@ -5,7 +5,7 @@ Every candidate (one value, or one cell of a two-rule grid) plays the same game 
 capped at ``--games``. After each round every survivor's distance to the target is compared
 with the best survivor's, and a candidate significantly farther away is dropped (Holm over the
 comparisons of that round, at ``alpha``). The race stops when one candidate is left, when the
-survivors give identical results on every deal, or at ``--games``.
+survivors give the same value of the metric on every deal, or at ``--games``.
 
 Two tests, both chunk- and thread-independent (every input is an integer sum over game indices):
 
@@ -518,7 +518,7 @@ class Race:
                     self.stop_reason = "one candidate left"
                     break
                 if self.identical(alive):
-                    self.stop_reason = "the survivors gave identical results on every deal"
+                    self.stop_reason = "the survivors gave the same value of the metric on every deal"
                     break
             else:
                 self.stop_reason = f"the survivors cannot be told apart at --games {games}"

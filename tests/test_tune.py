@@ -167,7 +167,7 @@ def test_a_rule_without_effect_stops_after_one_round_as_identical():
     t = tune.tune_table(r)
     assert sorted(t["status"]) == ["best", "indistinguishable"]
     assert t["games"].to_list() == [tune.FIRST_ROUND] * 2
-    assert "identical" in r.stop_reason
+    assert "same value of the metric on every deal" in r.stop_reason
     assert t["metric"][0] == t["metric"][1]
 
 
