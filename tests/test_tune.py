@@ -233,3 +233,17 @@ def test_jackknife_interval_agrees_with_the_paired_one_on_a_mean():
         assert cj.estimate[0] == pytest.approx(cp.estimate[0], abs=1e-12)
         ratio = (cj.estimate[2] - cj.estimate[1]) / (cp.estimate[2] - cp.estimate[1])
         assert 0.6 < ratio < 1.6, ratio
+
+
+def test_policy_share_with_rotate_equals_the_policies_table(tmp_path):
+    # per-deal units summed over rotations (tune) against the runner's PolicyTally (policies)
+    out = tmp_path / "t"
+    r = invoke("tune", CUBES, "--seats", "heuristic,random,random,random", "--rotate",
+               "--rule", "tricks_per_round=6,10", "--target", "policy_share:heuristic=max",
+               "--games", "600", "--out", str(out), "--no-progress")
+    assert r.exit_code == 0, r.output
+    t = pl.read_parquet(out / "tune.parquet")
+    p = pl.read_parquet(out / "policies.parquet").filter(pl.col("policy") == "heuristic")
+    assert t["metric"].to_list() == pytest.approx(p["win_share"].to_list(), abs=1e-12)
+    assert t["ci_low"].to_list() == pytest.approx(p["win_ci_low"].to_list(), abs=1e-12)
+    assert "each deal x 4 rotations" in r.output
