@@ -27,7 +27,9 @@ every other is dropped with probability at most alpha.
 """
 from __future__ import annotations
 
+import itertools
 import math
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,7 +40,7 @@ import typer
 
 from . import config as cfg
 from .errors import SimError
-from .stats import Z95, holm, mean_ci, normal_sf2
+from .stats import holm, mean_ci, normal_sf2
 
 FIRST_ROUND = 1000          # games per candidate in the first round; then doubling
 JK_GROUPS = 20              # jackknife groups (game index mod JK_GROUPS) for non-mean metrics
@@ -501,7 +503,6 @@ class Race:
     def run(self, games: int, chunk: int, progress: bool = False, first: int = FIRST_ROUND) -> None:
         """Race to the end; every candidate's status becomes best, indistinguishable or dropped."""
         from tqdm import tqdm
-        import sys
         bar = tqdm(total=len(self.cands) * games * self.rotations, unit="game", unit_scale=True,
                    disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False)
         played = 0
@@ -541,7 +542,6 @@ def _jackknife_se(loo: np.ndarray) -> float:
 
 def make_candidates(game, variant, players, policy, seats, tuned: dict, fixed: dict) -> list[Candidate]:
     """One resolved Job per rule value (or per cell of a two-rule grid), labelled by its values."""
-    import itertools
     names = list(tuned)
     cells = list(itertools.product(*(tuned[n] for n in names)))
     if len(cells) > MAX_CANDIDATES:
@@ -560,16 +560,12 @@ def race(cands: list[Candidate], target: Target, games: int, seed: int, chunk: i
          rotate: bool = False, alpha: float = DEFAULT_ALPHA, progress: bool = False,
          first: int = FIRST_ROUND) -> Race:
     """Race already-resolved candidates to ``target``; ``games`` is the most any one plays."""
-    if not metric_games_ok(games):
+    if games < JK_GROUPS:  # every jackknife group needs a deal, and a variance two
         raise SimError(f"--games {games} is too few to race; give at least {JK_GROUPS}")
     metric = resolve_metric(target.metric, cands[0].job, rotate)
     r = Race(cands, metric, target, seed, rotate, alpha)
     r.run(games, chunk, progress, first)
     return r
-
-
-def metric_games_ok(games: int) -> bool:
-    return games >= JK_GROUPS  # every jackknife group holds a deal; two deals for a variance
 
 
 def tune_table(r: Race):
@@ -672,7 +668,7 @@ def tune_cmd(
     policy: Annotated[Optional[str], typer.Option("--policy", help="policy for every seat, e.g. random, heuristic")] = None,
     seats: Annotated[Optional[str], typer.Option("--seats", help="comma-separated policy per seat")] = None,
     rotate: Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies")] = False,
-    games: Annotated[int, typer.Option("--games", min=1, help="the most games any one candidate plays")] = DEFAULT_GAMES,
+    games: Annotated[int, typer.Option("--games", min=JK_GROUPS, help="the most games any one candidate plays")] = DEFAULT_GAMES,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="master seed")] = 1,
     alpha: Annotated[float, typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate of each round's drops")] = DEFAULT_ALPHA,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores)")] = None,
@@ -683,7 +679,6 @@ def tune_cmd(
     no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar")] = False,
 ) -> None:
     """Which rule value(s) hit a balance target: race candidates on common deals."""
-    import sys
     import tempfile
     from . import export, report, runner
     if fmt not in export.FORMATS:

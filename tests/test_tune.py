@@ -247,3 +247,12 @@ def test_policy_share_with_rotate_equals_the_policies_table(tmp_path):
     assert t["metric"].to_list() == pytest.approx(p["win_share"].to_list(), abs=1e-12)
     assert t["ci_low"].to_list() == pytest.approx(p["win_ci_low"].to_list(), abs=1e-12)
     assert "each deal x 4 rotations" in r.output
+
+
+def test_too_few_games_is_a_usage_error(tmp_path):
+    r = invoke("tune", CUBES, "--rule", "tricks_per_round=1..3", "--target", "tie_rate=0",
+               "--games", "5", "--out", str(tmp_path / "o"))
+    assert r.exit_code == 2 and r.output.startswith("error: ") and "--games" in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1
+    with pytest.raises(tune.SimError, match="too few to race"):
+        _race(CUBES, {"tricks_per_round": [1, 2]}, "tie_rate=0", 5)
