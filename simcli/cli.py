@@ -310,6 +310,11 @@ def compile_cmd(
     compile_command(games or [], lambda line: typer.echo(line, err=True))
 
 
+from .tune import tune_cmd  # noqa: E402 - the command lives in simcli/tune.py
+
+app.command("tune")(tune_cmd)
+
+
 def _one_line(e) -> str:
     """A usage error as one line that names the option, e.g. "invalid value for --games: ..."."""
     msg = " ".join(e.format_message().split())

@@ -1,14 +1,15 @@
 """One self-contained HTML page for a report folder (``simcli report DIR``, ``--html``).
 
 ``render_html(report_dir)`` reads whatever report tables the folder holds (Parquet or CSV:
-seats, variants, scores, lengths, counters, meta.json; optional policies, paired, dates; sweeps
-are recognised by ``meta.json["axes"]``) and returns the page as text. ``write_html`` writes it
+seats, variants, scores, lengths, counters, meta.json; optional policies, paired, dates, tune;
+sweeps are recognised by ``meta.json["axes"]``) and returns the page as text. ``write_html`` writes it
 atomically. The page needs nothing else: CSS is inline, every plot is a matplotlib PNG embedded
 as a ``data:`` URI, there are no scripts, links, fonts or web addresses (a ``://`` in any text,
 e.g. a note quoting a web page, is written as an HTML entity so no address appears literally).
 
 Layout: header (what was run, from meta.json, and any stand-in data notes), an overview table
-when there are several jobs, the calendar heat-maps (``dates``), the sweep comparison plots
+when there are several jobs, the tune verdict with ``tune.png`` and its table (``tune``), the
+calendar heat-maps (``dates``), the sweep comparison plots
 (``axes``), then one section per job: its numbers, a three-panel figure (win share per seat
 with 95% intervals, score distribution per seat, game-length distribution), the seat table,
 the policy comparison (rotated runs) and the game's derived counter metrics. At most
@@ -30,7 +31,7 @@ import polars as pl
 
 from .errors import SimError
 
-TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates")
+TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates", "tune")
 BASE_KEYS = ("game", "variant", "players", "policies")
 SWEEP_METRICS = (("seat0_win_share", "win share of seat 0"), ("seat0_advantage", "seat-0 advantage"),
                  ("balance", "balance"), ("tie_rate", "tie rate"), ("length_mean", "mean game length"))
@@ -691,6 +692,34 @@ def _dates_section(figs: _Figures, dates: pl.DataFrame) -> str:
     return head + "".join(out)
 
 
+# -------------------------------------------------------------------------------------- tune
+
+def _tune_section(tune: pl.DataFrame, meta: dict, report_dir: Path) -> str:
+    """`simcli tune`: the verdict, tune.png (drawn by the command) and the candidate table."""
+    info = meta.get("tune") if isinstance(meta.get("tune"), dict) else {}
+    best = tune.filter(pl.col("status") == "best") if "status" in tune.columns else tune.head(0)
+    same = tune.filter(pl.col("status") == "indistinguishable") if "status" in tune.columns else tune.head(0)
+    rules = [c for c in tune.columns if c not in ("games", "metric", "ci_low", "ci_high", "distance",
+                                                  "status", "p_value")]
+    out = [f"<p>Target <b>{esc(info.get('target', '?'))}</b>; test: {esc(info.get('metric_test', '?'))}; "
+           f"drops at family-wise alpha {esc(info.get('alpha', '?'))} per round (Holm); "
+           f"stopped: {esc(info.get('stop', '?'))}.</p>"]
+    for row in best.iter_rows(named=True):
+        label = ", ".join(f"{r}={fmt(row[r])}" for r in rules)
+        out.append(f"<p>Best: <b>{esc(label)}</b>: {fmt(row['metric'])} "
+                   f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}] over {fmt(row['games'])} deals"
+                   + (f"; {same.height} more cannot be told apart from it" if same.height else "") + ".</p>")
+    used, grid = info.get("games_used"), info.get("full_grid_games")
+    if _finite(used, grid) and grid:
+        out.append(f"<p>Games used {used:,} of {grid:,} for the full grid ({100 * used / grid:.1f}%).</p>")
+    png = report_dir / "tune.png"
+    if png.is_file():
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        out.append(f'<img src="data:image/png;base64,{data}" alt="tune: metric against rule value">')
+    out.append(_table(list(tune.columns), [list(r) for r in tune.iter_rows()], cap=MAX_TABLE_ROWS))
+    return "".join(out)
+
+
 # -------------------------------------------------------------------------------------- page
 
 def render_html(report_dir: Path) -> str:
@@ -726,6 +755,10 @@ def render_html(report_dir: Path) -> str:
     sections.append("<h2 id=\"run\">What was run</h2>" + _header(meta, report_dir, len(jobs)))
     if len(jobs) > 1:
         sections.append("<h2 id=\"overview\">Overview of all jobs</h2>" + _overview(jobs, metrics, present_keys))
+    tune = raw.get("tune")
+    if tune is not None and tune.height:
+        sections.append("<h2 id=\"tune\">Which rule value balances it? (tune)</h2>"
+                        + _tune_section(tune, meta, report_dir))
     dates = tables.get("dates")
     if dates is not None and dates.height:
         sections.append("<h2 id=\"dates\">Success rate by date</h2>" + _dates_section(figs, dates))
@@ -765,6 +798,8 @@ def render_html(report_dir: Path) -> str:
     toc = ['<ul class="toc">', '<li><a href="#run">What was run</a></li>']
     if len(jobs) > 1:
         toc.append('<li><a href="#overview">Overview of all jobs</a></li>')
+    if tune is not None and tune.height:
+        toc.append('<li><a href="#tune">Which rule value balances it? (tune)</a></li>')
     if dates is not None and dates.height:
         toc.append('<li><a href="#dates">Success rate by date</a></li>')
     if axes:
