@@ -107,8 +107,10 @@ class Float(Spec):
 
 @dataclass(frozen=True)
 class Str(Spec):
-    """A string; ``choices`` (a tuple, or a function returning one) restricts it (exact match)."""
+    """A string; ``choices`` (a tuple, or a function returning one) restricts it (exact match).
+    ``noun`` words a wrong choice as the CLI does: "unknown game 'x'; valid games: ..."."""
     choices: tuple | Callable | None = None
+    noun: str = ""
 
     def _choices(self):
         return self.choices() if callable(self.choices) else self.choices
@@ -123,7 +125,8 @@ class Str(Spec):
             return
         c = self._choices()
         if c and v not in c:
-            problems.append((where, f"must be {self.allowed()}, not {_shown(v)}"))
+            problems.append((where, f"unknown {self.noun} {_shown(v)}; valid {self.noun}s: {', '.join(c)}"
+                             if self.noun else f"must be {self.allowed()}, not {_shown(v)}"))
 
 
 @dataclass(frozen=True)
@@ -208,15 +211,20 @@ class Table(Spec):
         prefix = f"{where}." if where else ""
         for k in self.required:
             if k not in v:
-                problems.append((f"{prefix}{k}", "is missing (required)"))
+                if isinstance(self.keys[k], Tables):
+                    problems.append((where, f"has no [[{k}]] tables (at least one is required)"))
+                else:
+                    problems.append((f"{prefix}{k}", "is missing (required)"))
         if self.one_of and not any(k in v for k in self.one_of):
-            problems.append((where or "(top level)", f"needs at least one of {', '.join(self.one_of)}"))
+            problems.append((where, f"needs at least one of {', '.join(self.one_of)}"))
+        unknown = [k for k in v if k not in self.keys and self.extra is None]
+        if unknown:
+            problems.append((where, f"unknown key(s) {', '.join(unknown)}"
+                             + ("" if where else " at the top level")
+                             + f"; valid keys: {', '.join(sorted(self.keys))}"))
         for k, x in v.items():
             spec = self.keys.get(k, self.extra)
-            if spec is None:
-                problems.append((f"{prefix}{k}", "is not a known key; valid keys here: "
-                                 + ", ".join(sorted(self.keys))))
-            else:
+            if spec is not None:
                 spec.check(x, f"{prefix}{k}", problems)
 
 
@@ -252,7 +260,7 @@ def _game_ids() -> tuple:
 # ------------------------------------------------------------------------- the declared schemas
 GAMES = Int(1, MAX_GAMES)
 SEED = Int(0, SEED_MAX)
-GAME = Str(_game_ids)
+GAME = Str(_game_ids, noun="game")
 PLAYERS = ListOf(Int(1, MAX_PLAYERS))
 RULES = Table(extra=Scalar())
 
@@ -304,7 +312,9 @@ def validate(data: dict, kind: str, path) -> dict:
     if problems:
         where, what = problems[0]
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-        raise SimError(f"{KIND_NAMES[kind]} {path}: {where or '(top level)'} {what}{more}")
+        where = f"{where}: " if where and not what.startswith(("must", "is ", "needs", "has ")) else \
+            (f"{where} " if where else "")
+        raise SimError(f"{KIND_NAMES[kind]} {path}: {where}{what}{more}")
     return data
 
 
