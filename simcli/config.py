@@ -249,8 +249,9 @@ def jobs_from_entries(entries: list[dict], where: str, default_games: int | None
 
 def suite_jobs(path: Path | None = None) -> tuple[list[Job], list[int], int]:
     """The default suite: (jobs, games for each job, seed)."""
+    from . import schema
     path = path or configs_dir() / "suite.toml"
-    data = load_toml(path)
+    data = schema.load(path, "suite")
     counts: list[int] = []
     jobs = jobs_from_entries(data.get("job", []), str(path), int(data.get("games", 10000)), counts)
     return jobs, counts, int(data.get("seed", 0))

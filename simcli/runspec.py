@@ -17,13 +17,12 @@ from typing import Callable, Optional
 from . import config as cfg
 from .errors import SimError, WriteError
 from .output import OutputFolder
+from .schema import MAX_GAMES, SEED_MAX as MAX_SEED
 
 DEFAULT_SEED = 1
 DEFAULT_GAMES = 100_000
 DEFAULT_CHUNK = 1 << 16
-MAX_GAMES = 10**12          # per job: ~40 days of the fastest kernel on 2 cores
 MAX_CHUNK = 1 << 20         # a chunk's result buffer is chunk x row width x 8 bytes
-MAX_SEED = 2**63 - 1
 MAX_GAME_INDEX = 2**63 - 1  # game indices are int64 in the kernels
 SCHEDULER_PREFLIGHT_S = 5.0  # how long a --scheduler may take to answer before anything runs
 
