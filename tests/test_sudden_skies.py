@@ -702,3 +702,18 @@ def test_declarations():
     sums.update(timeouts=1, stalemates=1, winner_turns=16, weather_spades=4, weather_hearts=4)
     m = ss.derived_metrics(sums, 4, 4, params())
     assert m["win_rate"] == 0.5 and m["winner_turns_mean"] == 8 and m["thunder_share"] == 0.5
+
+
+def test_trace_result_event_names_the_winner_or_minus_one():
+    # docs: the `result` event's seat is the winner, -1 when nobody wins (stalemate, timeout).
+    # Most 4-player random games stalemate (docs: ~89%), so a few games give both kinds.
+    from simcli import config as cfg, trace
+    job = cfg.resolve("sudden-skies", players=4, policy="random")
+    ends = set()
+    for g in range(60):
+        ev = trace.trace_events(job, 1, g)
+        (res,) = [e for e in ev if e["event"] == "result" and "end" in e]
+        winners = ev[-1]["winners"]
+        assert res["seat"] == (winners[0] if winners else -1), res
+        ends.add(res["end"])
+    assert "win" in ends and "stalemate" in ends, ends
