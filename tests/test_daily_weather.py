@@ -628,3 +628,62 @@ def test_solver_plays_the_line_it_found_and_starts_from_greedys_line():
 def test_report_notes_say_stand_in():
     notes = list(dw.REPORT_NOTES)
     assert "STAND-IN" in notes[0] and any("card data" in n for n in notes)
+
+
+# ---------------------------------------------------------------- one option per map
+ALIKE_TURNED = ["sun/plain", "cloud/plain", "rain/plain", "rain/plain", "cloud/plain", "sun/plain"]
+NOT_ALIKE = ["sun/plain", "cloud/plain", "snow/plain", "rain/plain", "rain/plain", "sun/plain"]
+
+
+def _option_maps(b, slot):
+    """{option: the map's cell types after it} for hand slot ``slot``'s legal options."""
+    maps = {}
+    for o in [o for o in b.legal() if o[0] == slot]:
+        code = b.option(*o)
+        dw.apply_option(b.p, b.st, b.top, b.tm, code, b.undo)
+        maps[o] = b.tm.tobytes()
+        dw.undo_option(b.p, b.st, b.top, b.tm, code, b.undo)
+    return maps
+
+
+def test_placements_giving_the_same_map_are_one_option():
+    # W1a reads [[sun cloud rain] [rain cloud sun]]: turned 180 degrees it reads the same, so at
+    # any anchor rotation 2 (3) lays exactly the cells rotation 0 (1) lays: one option, not two.
+    # W2a reads [[sun cloud snow] [rain rain sun]]: turned it reads [[sun rain rain] [snow cloud
+    # sun]], another map, so all four rotations stay.
+    weather = [ALIKE_TURNED, ["rain/striped"] * 6, NOT_ALIKE] + [["rain/striped"] * 6] * 9
+    b = Board(make_cards(weather=weather), hand=[0, 2])
+    assert dw.looks_same_turned(b.p, 0) and not dw.looks_same_turned(b.p, 2)
+    alike, other = _option_maps(b, 0), _option_maps(b, 1)
+    assert alike and {o[1] for o in alike} == {0, 1}
+    assert {o[1] for o in other} == {0, 1, 2, 3}
+    # every option is a different map (within a hand slot)
+    assert len(set(alike.values())) == len(alike)
+    assert len(set(other.values())) == len(other)
+
+
+def test_reference_agrees_with_a_face_alike_turned():
+    # random's one draw is over the distinct maps: checked game by game against the reference,
+    # whose legal placements drop a turned face equal to the face itself
+    weather = [ALIKE_TURNED, NOT_ALIKE] * 6
+    data = make_cards(weather=weather, d2b=("19", "20", "23", "22", "21", "24"))
+    out = play(data, "random", games=150, seed=4)
+    for g in range(150):
+        assert ref.play(data, ref_rules({}), 4, g, "random") == out[g].tolist(), g
+
+
+def test_solver_budget_counts_greedys_line_which_always_completes():
+    # docs: the budget N counts placements tried, greedy's first line included; that line is
+    # always played out, then the search runs while fewer than N were tried. So nodes =
+    # max(N, G) with G = greedy's line, unless the search finishes first (solver_complete).
+    # G is what a budget of 1 reports (no search after the line); per game G = the options
+    # greedy-first evaluated, i.e. the sum of `options` over its placements.
+    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    nodes = col(dw.C_SOLVER_NODES)
+    one = play(raw, "solver", games=8, seed=6, budget=1)
+    G = one[:, nodes]
+    assert (G == one[:, col(dw.C_OPTIONS)]).all()       # the line is the game played
+    for budget in (int(G.min()) - 1, int(G.max()) + 50):
+        out = play(raw, "solver", games=8, seed=6, budget=budget)
+        done = out[:, col(dw.C_SOLVER_COMPLETE)] == 1
+        assert ((out[:, nodes] == np.maximum(budget, G)) | (done & (out[:, nodes] <= budget))).all()
