@@ -687,3 +687,55 @@ def test_solver_budget_counts_greedys_line_which_always_completes():
         out = play(raw, "solver", games=8, seed=6, budget=budget)
         done = out[:, col(dw.C_SOLVER_COMPLETE)] == 1
         assert ((out[:, nodes] == np.maximum(budget, G)) | (done & (out[:, nodes] <= budget))).all()
+
+
+def test_every_policy_takes_a_winning_last_placement():
+    # RULINGS: every policy takes an immediate game-winning action. Play (greedy's pick or a
+    # random legal one, by a coin) up to the last card on the stand-in cards; wherever some but
+    # not every last placement wins, greedy, the solver (given a planned last placement that
+    # does not win) and mc each choose a winning one.
+    from kernels import rng
+    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    rs = np.random.default_rng(11)
+    checked = 0
+    for g in range(120):
+        b = Board(raw, seed=3, game=g, month=12, day=23, weekday=2)
+        while dw.cards_left(b.st) > 1:
+            legal = b.legal()
+            if not legal:
+                break
+            if rs.integers(2):
+                b.place(*legal[rs.integers(len(legal))])
+                continue
+            opts = np.array([b.option(*o) for o in legal], dtype=np.int64)
+            keys, ctrs = rng.new_streams(1)
+            o = dw.choose_greedy(b.p, b.st, b.top, b.tm, b.pat, opts, len(legal),
+                                 np.empty(dw.MAX_OPTIONS, dtype=np.int64), keys, ctrs, b.undo,
+                                 b.rows, b.work, b.ok, False)
+            dw.apply_option(b.p, b.st, b.top, b.tm, o, b.undo)
+        if dw.cards_left(b.st) != 1:
+            continue
+        opts = np.empty(dw.MAX_OPTIONS, dtype=np.int64)
+        n = dw.legal_placements(b.p, b.st, b.tm, opts, np.zeros(dw.H, dtype=np.int64))
+        wins = np.empty(dw.MAX_OPTIONS, dtype=np.int64)
+        k = dw.winning_options(b.p, b.st, b.top, b.tm, b.pat, opts, n, wins, b.undo, b.rows, b.work, b.ok)
+        if k == 0 or k == n:
+            continue
+        losing = next(int(o) for o in opts[:n] if o not in set(wins[:k].tolist()))
+        keys, ctrs = rng.new_streams(1)
+        plan = np.zeros(dw.SOLVER_DEPTH, dtype=np.int64)
+        info = np.zeros(dw.INFO_LEN, dtype=np.int64)
+        plan[0], info[dw.I_PLAN_LEN] = losing, 1
+        picks = {
+            "greedy": dw.choose_greedy(b.p, b.st.copy(), b.top, b.tm, b.pat, opts[:n].copy(), n,
+                                       wins.copy(), keys, ctrs, b.undo, b.rows, b.work, b.ok, True),
+            "solver": dw.choose_solver(b.p, b.st.copy(), b.top, b.tm, b.pat, opts[:n].copy(), n,
+                                       wins.copy(), keys, ctrs, b.undo, b.rows, b.work, b.ok,
+                                       plan, info, 0),
+            "mc": dw.mc_choose(b.p, b.st.copy(), b.top, b.tm, b.pat, opts[:n].copy(), n, 2,
+                               dw.P_RANDOM, keys, ctrs, np.zeros(2, dtype=np.int64)),
+        }
+        for name, o in picks.items():
+            assert dw.wins_now(b.p, b.st, b.top, b.tm, b.pat, o, b.undo, b.rows, b.work, b.ok), (g, name)
+        checked += 1
+    assert checked >= 5, checked
