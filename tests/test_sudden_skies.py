@@ -717,3 +717,10 @@ def test_trace_result_event_names_the_winner_or_minus_one():
         assert res["seat"] == (winners[0] if winners else -1), res
         ends.add(res["end"])
     assert "win" in ends and "stalemate" in ends, ends
+
+
+def test_heuristic_reveals_even_when_take_win_is_false():
+    # take_win = false lets only the random policy decline a Reveal (a sure win)
+    t = Table(2, [["2C", "5C", "9C", "JC", "AC"], ["2H", "3H", "4D", "5S", "6S"]], pile=["7D"],
+              pols=[H, H], take_win=False)
+    assert t.turn(0)[0][0] == ss.E_REVEAL and int(t.st[ss.ST_WINNER]) == 0
