@@ -647,3 +647,12 @@ def test_issue_18_heuristic_game_228_wins_on_its_last_move():
     assert last["seat"] == 1 and last["cubes"] == 1 and (last["hot"], last["neutral"]) == (4, 1)
     assert row[layout.col_winners(4)] == (1 << 0) | (1 << 1)
     _check_game(4, True, 10, [HP] * 4, row, events)
+
+
+@pytest.mark.parametrize("players,game", [(3, 88), (3, 115), (4, 135), (4, 228)])
+def test_issue_18_heuristic_games_take_the_best_last_move(players, game):
+    """The issue's other reproductions (seed 1, advisory, all heuristic): the last move left the
+    mover a smaller win share than another legal move (a double it did not use, or the double it
+    used). The checker recomputes every legal last move's win share from the trace by hand."""
+    row, events = trace(_params(True), _seats([HP] * players), 1, game)
+    _check_game(players, True, 10, None, row, events)
