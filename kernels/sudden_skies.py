@@ -41,7 +41,8 @@ RULES = (
          "a Cloud (Clubs) may target the player who plays it",
          ruling="RULINGS sudden-skies (switch): Cloud targets another player"),
     Rule("take_win", R_TAKE_WIN, True,
-         "every policy reveals a flush as soon as it may (false: Reveal is one more offered action)",
+         "every policy reveals a flush as soon as it may (false: Reveal is one more offered "
+         "action, which only the random policy may decline)",
          ruling="RULINGS conventions: a game-winning action is always taken unless the config says not"),
     Rule("wind_empty", R_WIND_EMPTY, "receive",
          "Wind when a player holds no card: 'receive' = they pass nothing but still receive from "
