@@ -128,7 +128,8 @@ RULES = (
          "when no hand card can be placed: the attempt fails, or the first hand card is discarded",
          choices=("fail", "discard"), ruling="gap: the rulebook assumes a placement exists"),
     Rule("solver_nodes", R_SOLVER_NODES, DEFAULT_SOLVER_NODES,
-         "solver budget: placements tried per game (a seat's arg0 > 0 overrides)", lo=1, hi=10**8,
+         "solver budget: placements tried per game, greedy's first line included (always played "
+         "out, so a game tries max(budget, that line)); a seat's arg0 > 0 overrides", lo=1, hi=10**8,
          ruling="RULINGS.md daily-weather: a search-based solver as an upper bound"),
     Rule("flips", R_FLIPS, "coin",
          "how the shuffle flips Weather Cards: each one independently with chance 1/2, or none",
