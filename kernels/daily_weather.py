@@ -36,7 +36,7 @@ from .cards import lowest_bit, popcount
 from .spec import Counter, Event, Rule
 
 GAME_ID = "daily-weather"
-VERSION = 1
+VERSION = 2  # 2: placements giving the same map are one option (a face alike turned 180 degrees)
 PLAYER_COUNTS = (1,)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "placements"
@@ -128,7 +128,8 @@ RULES = (
          "when no hand card can be placed: the attempt fails, or the first hand card is discarded",
          choices=("fail", "discard"), ruling="gap: the rulebook assumes a placement exists"),
     Rule("solver_nodes", R_SOLVER_NODES, DEFAULT_SOLVER_NODES,
-         "solver budget: placements tried per game (a seat's arg0 > 0 overrides)", lo=1, hi=10**8,
+         "solver budget: placements tried per game, greedy's first line included (always played "
+         "out, so a game tries max(budget, that line)); a seat's arg0 > 0 overrides", lo=1, hi=10**8,
          ruling="RULINGS.md daily-weather: a search-based solver as an upper bound"),
     Rule("flips", R_FLIPS, "coin",
          "how the shuffle flips Weather Cards: each one independently with chance 1/2, or none",
@@ -801,12 +802,26 @@ def opt_col(o):
 
 
 @jit
+def looks_same_turned(params, code):
+    """Does face ``code`` look the same turned 180 degrees (cell k and cell 5 - k alike)?
+
+    Then rotations 2 and 3 at an anchor lay exactly the cells rotations 0 and 1 lay there."""
+    for k in range(FACE_CELLS // 2):
+        if cell_type(params, code * FACE_CELLS + k) != \
+                cell_type(params, code * FACE_CELLS + FACE_CELLS - 1 - k):
+            return False
+    return True
+
+
+@jit
 def legal_placements(params, st, tm, opts, cand):
     """Every legal placement of a hand card, in (slot, rotation, row, col) order; returns count.
 
     A placement is legal when some cell of the card lands on a visible cell with the same icon
     and background, and no cell lands on today's month or date cell. The anchor grid is the
-    Month/Date grid and the card may take any of 4 rotations (never flipped)."""
+    Month/Date grid and the card may take any of 4 rotations (never flipped). Placements that
+    give the same map are one option: a face that looks the same turned 180 degrees is offered
+    in rotations 0 and 1 only (2 and 3 would lay the same cells at the same anchors)."""
     n = 0
     rlo = st[S_RMIN] - (FACE_COLS - 1)
     rhi = st[S_RMAX]
@@ -816,7 +831,8 @@ def legal_placements(params, st, tm, opts, cand):
         code = st[S_HAND0 + slot]
         if code < 0:
             continue
-        for rot in range(N_ROTATIONS):
+        n_rot = N_ROTATIONS // 2 if looks_same_turned(params, code) else N_ROTATIONS
+        for rot in range(n_rot):
             for r in range(rlo, rhi + 1):
                 cand[r] = 0
             for k in range(FACE_CELLS):

@@ -35,7 +35,8 @@ from .rng import _S32
 from .spec import Counter, Event, Rule
 
 GAME_ID = "forecasts-cubes"
-VERSION = 2  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code)
+VERSION = 3  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code);
+# 3: random draws once over all cube moves (was: Advisory first), every policy takes a winning last move
 PLAYER_COUNTS = (3, 4)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "tricks"
@@ -291,15 +292,14 @@ def _lowest_rank(mask):
 
 
 @jit
-def heuristic_move_n(hot, neutral, cold, red, forecast, can_double):
-    """Best (size, option) by the round points it leaves this seat; doubles only if they gain."""
+def heuristic_move_n(hot, neutral, cold, red, forecast, singles, doubles):
+    """Best (size, option) among the legal moves (masks of options, see ``legal_moves_n``) by
+    the round points it leaves this seat; a double only when it gains over every single."""
     best_size = 0
     best_opt = -1
     best_val = -1
     for size in range(1, 3):
-        if size == 2 and not can_double:
-            break
-        m = legal_moves_n(hot, neutral, cold, red, size)
+        m = singles if size == 1 else doubles
         for option in range(2):
             if (m >> option) & 1:
                 h = hot
@@ -324,7 +324,76 @@ def heuristic_move_n(hot, neutral, cold, red, forecast, can_double):
 
 @jit(inline='always')
 def heuristic_move(cubes, red, forecast, can_double):
-    return heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast, can_double)
+    singles = legal_moves(cubes, red, 1)
+    doubles = legal_moves(cubes, red, 2) if can_double else 0
+    return heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast, singles, doubles)
+
+
+@jit(inline='always')
+def nth_move(singles, doubles, k):
+    """(size, option) of the k-th legal cube move, in the order single option 0, single option 1,
+    double option 0, double option 1 (the random player's one draw over all of them)."""
+    ns = popcount(singles)
+    if k < ns:
+        return 1, nth_bit(singles, k)
+    return 2, nth_bit(doubles, k - ns)
+
+
+@jit
+def winning_moves(hot, neutral, cold, red, singles, doubles, w, score, correct, adv_left, forecast,
+                  advisory_on, P):
+    """The game's last cube move: (singles, doubles) cut down to the moves that give seat ``w``
+    the largest win share (a sole win before a 2-way tie, ...), when some move wins at all;
+    otherwise the legal moves unchanged. RULINGS: every policy takes an immediate game-winning
+    action when one is offered. ``score`` and ``correct`` are the totals before this round."""
+    best_share = 0
+    keep_s = 0
+    keep_d = 0
+    for size in range(1, 3):
+        m = singles if size == 1 else doubles
+        for option in range(2):
+            if not (m >> option) & 1:
+                continue
+            h = hot
+            c = cold
+            if option == 0:
+                if red:
+                    c -= size
+                else:
+                    h -= size
+            elif red:
+                h += size
+            else:
+                c += size
+            # the tie-break keys of _finish_into after round scoring
+            top = -1
+            n_top = 0
+            mine = -1
+            for s in range(P):
+                pts, ok = points(h, c, forecast[s])
+                k = ((score[s] + pts) * 16 + correct[s] + ok) * 2
+                if advisory_on:
+                    k += 0 if (s == w and size == 2) else adv_left[s]
+                if s == w:
+                    mine = k
+                if k > top:
+                    top = k
+                    n_top = 1
+                elif k == top:
+                    n_top += 1
+            share = layout.SHARE_UNIT // n_top if mine == top else 0
+            if share > best_share:
+                best_share = share
+                keep_s = 0
+                keep_d = 0
+            if share == best_share and share > 0:
+                if size == 1:
+                    keep_s |= 1 << option
+                else:
+                    keep_d |= 1 << option
+    if best_share == 0:
+        return singles, doubles
+    return keep_s, keep_d
 
 
 
@@ -340,14 +409,8 @@ def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys
     """(size, option) for a random or heuristic mover; draws on stream ``slot``."""
     if pol == P_HEURISTIC:
         return heuristic_move(cubes, red, forecast_w, can_double)
-    size = 1
-    if doubles:
-        if rng.below(keys, ctrs, slot, 2) == 1:
-            size = 2
-    m = doubles if size == 2 else singles
-    n = popcount(m)
-    option = nth_bit(m, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(m)
-    return size, option
+    n = popcount(singles) + popcount(doubles)
+    return nth_move(singles, doubles, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
 
 
 @jit
@@ -720,27 +783,31 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 doubles = 0
                 if advisory_on and adv_left[w] == 1:
                     doubles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 2)
+                offered = doubles != 0
+                # the game's last move settles the game: a move that wins is taken (RULINGS)
+                final = rnd == n_rounds - 1 and t == n_tricks - 1
+                if final:
+                    singles, doubles = winning_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
+                                                     singles, doubles, w, score, correct, adv_left,
+                                                     forecast, advisory_on, P)
                 pol = seats[w, 0]
-                size = 1
-                if pol == P_RANDOM:   # the same draws as _choose_move
-                    if doubles:
-                        size += _draw_ahead(keys, ctrs, nxt, w, 2)
-                    m = doubles if size == 2 else singles
-                    option = _draw_ahead(keys, ctrs, nxt, w, 2) if m == 3 else m >> 1
-                elif search is not None and pol == P_MC and popcount(singles) + popcount(doubles) > 1:
+                n = popcount(singles) + popcount(doubles)
+                if pol == P_RANDOM:   # one draw over every legal move, as _choose_move
+                    size, option = nth_move(singles, doubles,
+                                            _draw_ahead(keys, ctrs, nxt, w, n) if n > 1 else 0)
+                elif search is not None and pol == P_MC and n > 1 and not final:
                     pick = _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left,
                                     advisory_on, P, t, n_tricks, played, voids, round_played, seats,
                                     keys, ctrs, options, mcstat)
                     size = pick // 2
                     option = pick % 2
                 else:
+                    # (also mc's last move of the game: its round points are exact, no search)
                     size, option = heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
-                                                    forecast[w], doubles != 0)
+                                                    forecast[w], singles, doubles)
                 decisions += 1
-                if doubles:
-                    decisions += 1
-                    if rec:
-                        record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
+                if offered and rec:
+                    record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
                 if option == 0:
                     src = COLD if red else HOT
                     dst = NEUTRAL

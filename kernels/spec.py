@@ -79,6 +79,7 @@ class Event:
     cards: tuple[str, ...] = ()    # fields holding one card, written as a card name
     masks: tuple[str, ...] = ()    # fields holding a hand mask, written as a list of card names
     words: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (field, names): value i written as names[i]
+    seat_always: bool = False      # write ``seat`` even when it is -1 (e.g. "winner, -1 = none")
 
 
 @dataclass(frozen=True)

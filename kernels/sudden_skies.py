@@ -25,7 +25,7 @@ from .layout import col_counter, col_decisions, col_flags, col_length, col_winne
 from .spec import Counter, Event, Rule
 
 GAME_ID = "sudden-skies"
-VERSION = 1
+VERSION = 2  # 2: mc reveals a flush whenever offered (also with take_win = false)
 PLAYER_COUNTS = (2, 3, 4)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "turns"
@@ -41,7 +41,8 @@ RULES = (
          "a Cloud (Clubs) may target the player who plays it",
          ruling="RULINGS sudden-skies (switch): Cloud targets another player"),
     Rule("take_win", R_TAKE_WIN, True,
-         "every policy reveals a flush as soon as it may (false: Reveal is one more offered action)",
+         "every policy reveals a flush as soon as it may (false: Reveal is one more offered "
+         "action, which only the random policy may decline)",
          ruling="RULINGS conventions: a game-winning action is always taken unless the config says not"),
     Rule("wind_empty", R_WIND_EMPTY, "receive",
          "Wind when a player holds no card: 'receive' = they pass nothing but still receive from "
@@ -170,7 +171,7 @@ EVENTS = (
     Event(E_WIND_PASS, "wind_pass", ("turn", "card", "to"), cards=("card",)),
     Event(E_SUN_VIEW, "sun_view", ("turn", "target", "hand"), masks=("hand",)),
     Event(E_RESULT, "result", ("length", "end", "score0", "score1", "score2", "score3"),
-          words=(("end", ("running", "win", "timeout", "stalemate")),)),
+          words=(("end", ("running", "win", "timeout", "stalemate")),), seat_always=True),
 )
 
 
@@ -1270,18 +1271,21 @@ def _to_front(opts, n, code):
 def mc_plan(st, s, kinds, keys, ctrs, slot):
     """(kind, weather card or -1, target or -1) for seat s's free turn, by search.
 
-    Options: Reveal (only offered as a choice with take_win = false), Draw-and-Discard, and each
+    A Reveal offered (only reaches here with take_win = false) is taken without search: it wins
+    for certain (RULINGS: every policy takes an immediate game-winning action; take_win = false
+    lets only the random policy decline it). Otherwise the options: Draw-and-Discard, and each
     hand card as weather with each of its targets (a Wind has none). The favourite (_mc_search)
     is Draw-and-Discard when offered, else the heuristic's own plan; then the heuristic's plan,
     then that order. A weather card costs a turn of tempo, and a seat that draws unless forced
     already beats three heuristics (docs/games/sudden-skies.md), so a weather play must beat
     drawing significantly in the samples. Counts decisions where the other policies do."""
+    if kinds & K_REVEAL:
+        if popcount(kinds) > 1:
+            st[ST_DECISIONS] += 1
+        return KIND_REVEAL, -1, -1
     hand = st[ST_HAND + s]
     opts = np.empty(MAX_OPTIONS, dtype=np.int64)
     n = 0
-    if kinds & K_REVEAL:
-        opts[n] = _plan_code(KIND_REVEAL, -1, -1)
-        n += 1
     if kinds & K_DRAW:
         opts[n] = _plan_code(KIND_DRAW, -1, -1)
         n += 1

@@ -35,7 +35,7 @@ def decode_event(mod, row: np.ndarray) -> dict:
     if e is None:
         return {"event": f"unknown_{int(row[0])}", "seat": int(row[1]), "values": row[2:].tolist()}
     d = {"event": e.name}
-    if int(row[1]) >= 0:
+    if int(row[1]) >= 0 or e.seat_always:
         d["seat"] = int(row[1])
     words = dict(e.words)
     for i, f in enumerate(e.fields):

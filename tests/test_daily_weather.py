@@ -628,3 +628,114 @@ def test_solver_plays_the_line_it_found_and_starts_from_greedys_line():
 def test_report_notes_say_stand_in():
     notes = list(dw.REPORT_NOTES)
     assert "STAND-IN" in notes[0] and any("card data" in n for n in notes)
+
+
+# ---------------------------------------------------------------- one option per map
+ALIKE_TURNED = ["sun/plain", "cloud/plain", "rain/plain", "rain/plain", "cloud/plain", "sun/plain"]
+NOT_ALIKE = ["sun/plain", "cloud/plain", "snow/plain", "rain/plain", "rain/plain", "sun/plain"]
+
+
+def _option_maps(b, slot):
+    """{option: the map's cell types after it} for hand slot ``slot``'s legal options."""
+    maps = {}
+    for o in [o for o in b.legal() if o[0] == slot]:
+        code = b.option(*o)
+        dw.apply_option(b.p, b.st, b.top, b.tm, code, b.undo)
+        maps[o] = b.tm.tobytes()
+        dw.undo_option(b.p, b.st, b.top, b.tm, code, b.undo)
+    return maps
+
+
+def test_placements_giving_the_same_map_are_one_option():
+    # W1a reads [[sun cloud rain] [rain cloud sun]]: turned 180 degrees it reads the same, so at
+    # any anchor rotation 2 (3) lays exactly the cells rotation 0 (1) lays: one option, not two.
+    # W2a reads [[sun cloud snow] [rain rain sun]]: turned it reads [[sun rain rain] [snow cloud
+    # sun]], another map, so all four rotations stay.
+    weather = [ALIKE_TURNED, ["rain/striped"] * 6, NOT_ALIKE] + [["rain/striped"] * 6] * 9
+    b = Board(make_cards(weather=weather), hand=[0, 2])
+    assert dw.looks_same_turned(b.p, 0) and not dw.looks_same_turned(b.p, 2)
+    alike, other = _option_maps(b, 0), _option_maps(b, 1)
+    assert alike and {o[1] for o in alike} == {0, 1}
+    assert {o[1] for o in other} == {0, 1, 2, 3}
+    # every option is a different map (within a hand slot)
+    assert len(set(alike.values())) == len(alike)
+    assert len(set(other.values())) == len(other)
+
+
+def test_reference_agrees_with_a_face_alike_turned():
+    # random's one draw is over the distinct maps: checked game by game against the reference,
+    # whose legal placements drop a turned face equal to the face itself
+    weather = [ALIKE_TURNED, NOT_ALIKE] * 6
+    data = make_cards(weather=weather, d2b=("19", "20", "23", "22", "21", "24"))
+    out = play(data, "random", games=150, seed=4)
+    for g in range(150):
+        assert ref.play(data, ref_rules({}), 4, g, "random") == out[g].tolist(), g
+
+
+def test_solver_budget_counts_greedys_line_which_always_completes():
+    # docs: the budget N counts placements tried, greedy's first line included; that line is
+    # always played out, then the search runs while fewer than N were tried. So nodes =
+    # max(N, G) with G = greedy's line, unless the search finishes first (solver_complete).
+    # G is what a budget of 1 reports (no search after the line); per game G = the options
+    # greedy-first evaluated, i.e. the sum of `options` over its placements.
+    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    nodes = col(dw.C_SOLVER_NODES)
+    one = play(raw, "solver", games=8, seed=6, budget=1)
+    G = one[:, nodes]
+    assert (G == one[:, col(dw.C_OPTIONS)]).all()       # the line is the game played
+    for budget in (int(G.min()) - 1, int(G.max()) + 50):
+        out = play(raw, "solver", games=8, seed=6, budget=budget)
+        done = out[:, col(dw.C_SOLVER_COMPLETE)] == 1
+        assert ((out[:, nodes] == np.maximum(budget, G)) | (done & (out[:, nodes] <= budget))).all()
+
+
+def test_every_policy_takes_a_winning_last_placement():
+    # RULINGS: every policy takes an immediate game-winning action. Play (greedy's pick or a
+    # random legal one, by a coin) up to the last card on the stand-in cards; wherever some but
+    # not every last placement wins, greedy, the solver (given a planned last placement that
+    # does not win) and mc each choose a winning one.
+    from kernels import rng
+    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    rs = np.random.default_rng(11)
+    checked = 0
+    for g in range(120):
+        b = Board(raw, seed=3, game=g, month=12, day=23, weekday=2)
+        while dw.cards_left(b.st) > 1:
+            legal = b.legal()
+            if not legal:
+                break
+            if rs.integers(2):
+                b.place(*legal[rs.integers(len(legal))])
+                continue
+            opts = np.array([b.option(*o) for o in legal], dtype=np.int64)
+            keys, ctrs = rng.new_streams(1)
+            o = dw.choose_greedy(b.p, b.st, b.top, b.tm, b.pat, opts, len(legal),
+                                 np.empty(dw.MAX_OPTIONS, dtype=np.int64), keys, ctrs, b.undo,
+                                 b.rows, b.work, b.ok, False)
+            dw.apply_option(b.p, b.st, b.top, b.tm, o, b.undo)
+        if dw.cards_left(b.st) != 1:
+            continue
+        opts = np.empty(dw.MAX_OPTIONS, dtype=np.int64)
+        n = dw.legal_placements(b.p, b.st, b.tm, opts, np.zeros(dw.H, dtype=np.int64))
+        wins = np.empty(dw.MAX_OPTIONS, dtype=np.int64)
+        k = dw.winning_options(b.p, b.st, b.top, b.tm, b.pat, opts, n, wins, b.undo, b.rows, b.work, b.ok)
+        if k == 0 or k == n:
+            continue
+        losing = next(int(o) for o in opts[:n] if o not in set(wins[:k].tolist()))
+        keys, ctrs = rng.new_streams(1)
+        plan = np.zeros(dw.SOLVER_DEPTH, dtype=np.int64)
+        info = np.zeros(dw.INFO_LEN, dtype=np.int64)
+        plan[0], info[dw.I_PLAN_LEN] = losing, 1
+        picks = {
+            "greedy": dw.choose_greedy(b.p, b.st.copy(), b.top, b.tm, b.pat, opts[:n].copy(), n,
+                                       wins.copy(), keys, ctrs, b.undo, b.rows, b.work, b.ok, True),
+            "solver": dw.choose_solver(b.p, b.st.copy(), b.top, b.tm, b.pat, opts[:n].copy(), n,
+                                       wins.copy(), keys, ctrs, b.undo, b.rows, b.work, b.ok,
+                                       plan, info, 0),
+            "mc": dw.mc_choose(b.p, b.st.copy(), b.top, b.tm, b.pat, opts[:n].copy(), n, 2,
+                               dw.P_RANDOM, keys, ctrs, np.zeros(2, dtype=np.int64)),
+        }
+        for name, o in picks.items():
+            assert dw.wins_now(b.p, b.st, b.top, b.tm, b.pat, o, b.undo, b.rows, b.work, b.ok), (g, name)
+        checked += 1
+    assert checked >= 5, checked

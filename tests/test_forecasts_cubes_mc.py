@@ -85,3 +85,16 @@ def test_bad_mc_arguments_are_refused(spec, needle):
     from simcli.errors import SimError
     with pytest.raises(SimError, match=needle):
         cfg.resolve("forecasts-cubes", policy=spec)
+
+
+def test_mc_never_misses_a_winning_last_move():
+    # the traced-game checker of the rules tests also asserts that the game's last cube move
+    # gives the mover the largest win share available (RULINGS: a game-winning action is taken)
+    from tests.test_forecasts_cubes_rules import _check_game, _params, trace
+    seats = np.zeros((4, 4), dtype=np.int64)
+    seats[:, 0] = [fc.P_MC, fc.P_HEURISTIC, fc.P_MC, fc.P_RANDOM]
+    seats[0, 1:3] = (2, fc.P_RANDOM)
+    seats[2, 1:3] = (2, fc.P_HEURISTIC)
+    for g in range(12):
+        row, events = trace(_params(True), seats, 8, g)
+        _check_game(4, True, 10, None, row, events)

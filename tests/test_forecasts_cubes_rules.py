@@ -340,6 +340,23 @@ def _colour_red(card: int) -> bool:
     return card // 13 in (1, 2)
 
 
+def _share_after(state, move, red, w, totals, correct, forecast, adv_used, advisory):
+    """Seat ``w``'s win share (in 60ths) if the game ends after moving ``move`` = (cubes, from)."""
+    size, src = move
+    after = list(state)
+    after[src] -= size
+    after[{COLD: NEUTRAL, HOT: NEUTRAL, NEUTRAL: HOT if red else COLD}[src]] += size
+    keys = []
+    for s in range(len(totals)):
+        mine = after[HOT] if forecast[s] == F_HOT else after[COLD]
+        other = after[COLD] if forecast[s] == F_HOT else after[HOT]
+        ok = int(mine > other)
+        unused = 1 - (adv_used[s] or (s == w and size == 2)) if advisory else 0
+        keys.append((totals[s] + mine + ok, correct[s] + ok, unused))
+    top = max(keys)
+    return 60 // keys.count(top) if keys[w] == top else 0
+
+
 def _check_game(P, advisory, tricks, policies, row, events):
     """Every rule that can be seen from outside, replayed from the events alone."""
     H = 10 if P == 4 else 13
@@ -417,7 +434,6 @@ def _check_game(P, advisory, tricks, policies, row, events):
                     assert e["event"] == "advisory_choice" and e["seat"] == w
                     assert (e["round"], e["trick"]) == (rnd, t)
                     use = e["use"]
-                    decisions += 1
                     e = events[i]
                     i += 1
                 assert e["event"] == "cube_move" and e["seat"] == w, "must move when able"
@@ -429,6 +445,13 @@ def _check_game(P, advisory, tricks, policies, row, events):
                 if e["cubes"] == 2:
                     assert offer
                     adv_used[w] += 1
+                if rnd == 3 and t == tricks - 1:
+                    # the game's last move: no legal move may give the mover a larger win share
+                    moves = [(size, b) for size in (1, 2) for b in src_opts
+                             if state[b] >= size and (size == 1 or offer)]
+                    shares = {m: _share_after(state, m, red, w, totals, correct, forecast, adv_used,
+                                              advisory) for m in moves}
+                    assert shares[(e["cubes"], e["from"])] == max(shares.values()), "missed a win"
                 state[e["from"]] -= e["cubes"]
                 state[e["to"]] += e["cubes"]
                 assert (e["hot"], e["neutral"]) == (state[HOT], state[NEUTRAL])
@@ -541,3 +564,95 @@ def test_check_rejects_more_tricks_than_cards():
     fc.check(4, _params(False, 10))
     with pytest.raises(ValueError):
         fc.check(4, _params(False, 11))
+
+
+# ============================================================== one draw per decision, winning moves
+def test_random_cube_move_is_one_draw_over_singles_and_doubles():
+    """RULINGS: random = uniform over the legal options, one draw per decision. With two single
+    moves and one double legal (one source holds 1 cube, the other 2 or more), the Advisory is
+    one option in three: its share is 1/3 (two draws, Advisory first, gave 1/2)."""
+    params = _params(True)
+    seats = _seats([RP] * 4)
+    offered = used = 0
+    for g in range(600):
+        _, events = trace(params, seats, 1, g)
+        state = [4, 1, 4]
+        red = False
+        for j, e in enumerate(events):
+            if e["event"] == "deal":
+                state = [4, 1, 4]
+            elif e["event"] == "trick":
+                red = _colour_red(e["card"])
+            elif e["event"] == "advisory_choice" and not (e["round"] == 3 and e["trick"] == 9):
+                far = state[COLD] if red else state[HOT]
+                singles = (far >= 1) + (state[NEUTRAL] >= 1)
+                doubles = (far >= 2) + (state[NEUTRAL] >= 2)
+                if singles == 2 and doubles == 1:
+                    offered += 1
+                    used += e["use"]
+            elif e["event"] == "cube_move":
+                state[e["from"]] -= e["cubes"]
+                state[e["to"]] += e["cubes"]
+    # binomial(n, 1/3): 4.5 standard deviations either side; 1/2 is ~15 standard deviations out
+    assert offered > 1000
+    sd = (offered * (1 / 3) * (2 / 3)) ** 0.5
+    assert abs(used - offered / 3) < 4.5 * sd, (used, offered)
+
+
+def _winning(state, red, w, score, correct, adv_left, forecast, advisory=True):
+    cb = cubes(*state)
+    singles = fc.legal_moves(cb, red, 1)
+    doubles = fc.legal_moves(cb, red, 2) if adv_left[w] else 0
+    a = [np.array(x, dtype=np.int64) for x in (score, correct, adv_left, forecast)]
+    return tuple(int(x) for x in fc.winning_moves(*state, red, singles, doubles, w, *a, advisory,
+                                                  len(score)))
+
+
+def test_last_move_keeps_only_the_winning_moves():
+    # Seat 1 wins a red trick on the game's last move at Hot 0 / Neutral 2 / Cold 7; every seat
+    # forecast Hot, so every seat gains the same: single Cold->N +0, single N->Hot +1, double
+    # 2xCold->N +0, double 2xN->Hot +2 (Hot 2 < Cold 7: no bonus). Totals before the round
+    # 18 / 20 / 20, correct 2 each.
+    # (a) seat 2 still holds its Advisory: a single leaves seats 1 and 2 tied on score, correct
+    # and unused Advisory (a shared win); the double leaves seat 1 behind seat 2 on the
+    # Advisory tie-break (a loss). Both singles are kept, no double.
+    assert _winning((0, 2, 7), True, 1, [18, 20, 20], [2, 2, 2], [1, 1, 1], [F_HOT] * 3) == (3, 0)
+    # (b) seat 2 has used its Advisory: a single is a sole win for seat 1, the double a shared one.
+    assert _winning((0, 2, 7), True, 1, [18, 20, 20], [2, 2, 2], [1, 1, 0], [F_HOT] * 3) == (3, 0)
+    # (c) seat 1 far ahead (30): every move wins alone, so nothing is cut.
+    assert _winning((0, 2, 7), True, 1, [18, 30, 20], [2, 2, 2], [1, 1, 1], [F_HOT] * 3) == (3, 3)
+    # (d) seat 1 far behind (10): no move wins, so nothing is cut.
+    assert _winning((0, 2, 7), True, 1, [18, 10, 20], [2, 2, 2], [1, 1, 1], [F_HOT] * 3) == (3, 3)
+    # (e) only a double wins: seat 1 (Hot, 20) against seat 0 (Cold, 21) at Hot 3 / Neutral 2 /
+    # Cold 4 after a red trick. Single Cold->N (3/3/3): 23 v 24; single N->Hot (4/1/4): 24 v 25;
+    # double 2xCold->N (3/4/2): 24 v 23, a sole win; double 2xN->Hot (5/0/4): 26 v 25, a sole win.
+    assert _winning((3, 2, 4), True, 1, [21, 20], [1, 1], [1, 1], [F_COLD, F_HOT]) == (0, 3)
+
+
+def test_heuristic_takes_the_winning_last_move():
+    # the heuristic's own choice at (a) would be the double (+2 points beats +1) and lose
+    assert tuple(int(x) for x in fc.heuristic_move(cubes(0, 2, 7), True, F_HOT, True)) == (2, 1)
+    assert tuple(int(x) for x in fc.heuristic_move_n(0, 2, 7, True, F_HOT, 3, 0)) == (1, 1)
+
+
+def test_issue_18_heuristic_game_228_wins_on_its_last_move():
+    """Issue 18's reproduction (seed 1, advisory, 4 heuristic seats, game 228). Before the last
+    move seats 0 and 1 both forecast Hot, both have 21 points, 3 correct forecasts and an unused
+    Advisory; cubes Hot 4 / Neutral 0 / Cold 5; seat 1 wins a red trick. The single Cold->Neutral
+    (4/1/4) gives both +4: tied on every key, a shared win. The double (4/2/3) gives both +5 and
+    a correct forecast, and seat 0 wins alone on the unused Advisory: the heuristic took it
+    (+5 > +4) and lost. Now it takes the single and shares the win with seat 0."""
+    row, events = trace(_params(True), _seats([HP] * 4), 1, 228)
+    last = [e for e in events if e["event"] == "cube_move"][-1]
+    assert last["seat"] == 1 and last["cubes"] == 1 and (last["hot"], last["neutral"]) == (4, 1)
+    assert row[layout.col_winners(4)] == (1 << 0) | (1 << 1)
+    _check_game(4, True, 10, [HP] * 4, row, events)
+
+
+@pytest.mark.parametrize("players,game", [(3, 88), (3, 115), (4, 135), (4, 228)])
+def test_issue_18_heuristic_games_take_the_best_last_move(players, game):
+    """The issue's other reproductions (seed 1, advisory, all heuristic): the last move left the
+    mover a smaller win share than another legal move (a double it did not use, or the double it
+    used). The checker recomputes every legal last move's win share from the trace by hand."""
+    row, events = trace(_params(True), _seats([HP] * players), 1, game)
+    _check_game(players, True, 10, None, row, events)

@@ -702,3 +702,25 @@ def test_declarations():
     sums.update(timeouts=1, stalemates=1, winner_turns=16, weather_spades=4, weather_hearts=4)
     m = ss.derived_metrics(sums, 4, 4, params())
     assert m["win_rate"] == 0.5 and m["winner_turns_mean"] == 8 and m["thunder_share"] == 0.5
+
+
+def test_trace_result_event_names_the_winner_or_minus_one():
+    # docs: the `result` event's seat is the winner, -1 when nobody wins (stalemate, timeout).
+    # Most 4-player random games stalemate (docs: ~89%), so a few games give both kinds.
+    from simcli import config as cfg, trace
+    job = cfg.resolve("sudden-skies", players=4, policy="random")
+    ends = set()
+    for g in range(60):
+        ev = trace.trace_events(job, 1, g)
+        (res,) = [e for e in ev if e["event"] == "result" and "end" in e]
+        winners = ev[-1]["winners"]
+        assert res["seat"] == (winners[0] if winners else -1), res
+        ends.add(res["end"])
+    assert "win" in ends and "stalemate" in ends, ends
+
+
+def test_heuristic_reveals_even_when_take_win_is_false():
+    # take_win = false lets only the random policy decline a Reveal (a sure win)
+    t = Table(2, [["2C", "5C", "9C", "JC", "AC"], ["2H", "3H", "4D", "5S", "6S"]], pile=["7D"],
+              pols=[H, H], take_win=False)
+    assert t.turn(0)[0][0] == ss.E_REVEAL and int(t.st[ss.ST_WINNER]) == 0

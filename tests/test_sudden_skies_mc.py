@@ -438,3 +438,58 @@ def test_bad_mc_arguments_are_refused(spec, needle):
 def test_mc_defaults():
     job = cfg.resolve("sudden-skies", policy="mc")
     assert job.seats[0].tolist() == [MC, 64, H, 0]
+
+
+# ---- a sure win is taken ---------------------------------------------------------------------------
+@pytest.mark.parametrize("budget", [4, 12, 64])
+def test_mc_reveals_a_flush_even_when_take_win_is_false(budget):
+    # take_win = false lets the random policy decline a Reveal; mc must not: a Reveal wins for
+    # certain (RULINGS: every policy takes an immediate game-winning action). Before, Reveal was
+    # one searched option behind the favourite (Draw) and needed d^2 > 9 n to overrule it
+    # (d = samples Reveal won and Draw did not): never at a budget of 9 or less.
+    st, keys, ctrs = _table([MC, H], 0, budget=budget, take_win=False, cloud_self=True)
+    hands = [[39, 40, 41, 42, 43], [0, 14, 28, 1, 15]]     # 2C..6C (a flush); mixed cards
+    dealt = {c for h in hands for c in h}
+    pile = [c for c in range(52) if c not in dealt]
+    for p, h in enumerate(hands):
+        st[ss.ST_HAND + p] = sum(1 << c for c in h)
+    st[ss.ST_PILE:ss.ST_PILE + 52] = -1
+    st[ss.ST_PILE:ss.ST_PILE + len(pile)] = pile
+    st[ss.ST_PILE_TOP], st[ss.ST_PILE_N] = 0, len(pile)
+    ss.init_tracking(st)
+    kinds = ss.turn_start(st, 0)
+    assert kinds & ss.K_REVEAL and kinds & ss.K_DRAW
+    assert tuple(ss.mc_plan(st, 0, kinds, keys, ctrs, 3)) == (ss.KIND_REVEAL, -1, -1)
+
+
+def test_issue_18_mc_reveals_on_its_first_free_turn_with_a_flush():
+    """Issue 18's reproduction: 2 players, mc:12:random against heuristic, take_win = false,
+    cloud_self = true, seed 14, game 13: seat 0 held a flush from turn 13 and revealed on 21.
+    Replayed turn by turn with the kernel's own turn function (the trace below checks that the
+    replay is the game): no free turn of seat 0 starts with a flush unless it reveals."""
+    from simcli import trace
+    job = cfg.resolve("sudden-skies", players=2, seats="mc:12:random,heuristic",
+                      rules={"take_win": False, "cloud_self": True})
+    seed, g, P = 14, 13, 2
+    st = ss.new_state(job.params, job.seats)
+    keys = np.zeros(2 * P + 1, dtype=np.uint64)
+    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    for s in range(P):
+        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+        keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+    keys[P] = rng.stream_key(seed, g, rng.DEAL, 0)
+    ss.deal(st, np.zeros(52, dtype=np.int64), keys, ctrs, P)
+    ss.init_tracking(st)
+    s = 0
+    while True:
+        free_with_flush = (not st[ss.ST_SKIP + s] and not st[ss.ST_OWE + s]
+                           and ss.is_flush(st[ss.ST_HAND + s]))
+        turn = int(st[ss.ST_TURN]) + 1
+        over = _turn(st, s, keys, ctrs)
+        assert not (s == 0 and free_with_flush and not over), f"seat 0 declined a Reveal on turn {turn}"
+        if over:
+            break
+        s = (s + 1) % P
+    assert int(st[ss.ST_WINNER]) == 0
+    result = [e for e in trace.trace_events(job, seed, g) if e["event"] == "result"]
+    assert result[0]["seat"] == 0 and result[0]["length"] == int(st[ss.ST_TURN])

@@ -134,7 +134,11 @@ class Game:
         for slot, code in enumerate(self.hand):
             if code < 0:
                 continue
-            for rot in range(4):
+            # a face that looks the same turned 180 degrees: rotations 2 and 3 would give the
+            # same maps as 0 and 1 at the same anchors, so they are not separate options
+            grid = card_face(self.cards, code)
+            alike = rotate_cw(rotate_cw(grid)) == grid
+            for rot in range(2 if alike else 4):
                 self.footprint(code, rot, 0, 0)
                 for i, j, cell in self.turned[(code, rot)]:
                     for (r, c), under in self.map.items():

@@ -10,6 +10,8 @@ no J, Q or K, so ranks 9, 10, 11 never occur.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 from tests.reference.prng import DEAL, SEAT, Stream
 
 SHARE_UNIT = 60
@@ -195,18 +197,19 @@ def play_game(players: int, advisory: bool, tricks_per_round: int, rounds: int,
             else:
                 doubles = [k for k in (0, 1) if cubes[mv[k][0]] >= 2]
                 adv_offer = advisory and not adv_used[w] and bool(doubles)
+                options = [(1, k) for k in singles] + ([(2, k) for k in doubles] if adv_offer else [])
+                if r == rounds - 1 and _t == tricks_per_round - 1:
+                    # the game's last move: keep the moves that win most, if any move wins
+                    options = winning_options(options, cubes, red, w, scores, correct, forecasts,
+                                              adv_used, advisory)
                 if policies[w] == RANDOM:
-                    use = False
-                    if adv_offer:
-                        use = seat_stream[w].below(2) == 1
-                    pool = doubles if use else singles
-                    opt = pool[seat_stream[w].below(2)] if len(pool) == 2 else pool[0]
-                    size = 2 if use else 1
+                    # one uniform draw over all legal moves, singles then doubles
+                    size, opt = (options[seat_stream[w].below(len(options))] if len(options) > 1
+                                 else options[0])
                 else:
-                    size, opt = heuristic_move(cubes, forecasts[w], singles,
-                                               doubles if adv_offer else [], red)
-                if adv_offer:
-                    decisions += 1
+                    size, opt = heuristic_move(cubes, forecasts[w],
+                                               [k for z, k in options if z == 1],
+                                               [k for z, k in options if z == 2], red)
                 decisions += 1
                 if size == 2:
                     adv_used[w] = True
@@ -246,6 +249,27 @@ def play_game(players: int, advisory: bool, tricks_per_round: int, rounds: int,
         "flags": 0, "decisions": decisions, "counters": ctr,
         "correct": correct, "advisory_used": adv_used,
     }
+
+
+def winning_options(options, cubes, red, w, scores, correct, forecasts, adv_used, advisory):
+    """The last move of the game: the (size, option) moves after which seat ``w`` has the
+    largest win share, when some move makes ``w`` a winner; otherwise ``options`` unchanged
+    (RULINGS: every policy takes an immediate game-winning action when one is offered)."""
+    shares = []
+    for size, opt in options:
+        src, dst = moves(red)[opt]
+        after = list(cubes)
+        after[src] -= size
+        after[dst] += size
+        final = [scores[s] + points(after, forecasts[s])[0] for s in range(len(scores))]
+        right = [correct[s] + points(after, forecasts[s])[1] for s in range(len(scores))]
+        used = [adv_used[s] or (s == w and size == 2) for s in range(len(scores))]
+        _, winners = rank_players(final, right, used, advisory)
+        shares.append(Fraction(1, len(winners)) if w in winners else Fraction(0))
+    best = max(shares)
+    if best == 0:
+        return options
+    return [o for o, sh in zip(options, shares) if sh == best]
 
 
 def rank_players(scores, correct, adv_used, advisory: bool):
