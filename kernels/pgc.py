@@ -1118,7 +1118,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
             else:
                 i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
             a = acts[i]
-            if forbidden_bits(a) & watch != 0:
+            if watch != 0 and forbidden_bits(a) & watch != 0:
                 out[row, C0 + C_FORBIDDEN] += 1
             typ = act_type(a)
             turns += 1
