@@ -33,7 +33,7 @@ from .cards import (
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import Counter, Event, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
 
 GAME_ID = "forecasts-bid"
 VERSION = 1
@@ -158,6 +158,7 @@ C_INVEST, C_INVEST_CHANCES = 31, 32
 C_SUDDEN, C_RIVAL_HIT, C_RIVAL_ROUNDS = 33, 34, 35
 C_SHARED = 36
 C_MC_ROLLOUTS, C_MC_PLAYS = 37, 38
+C_FORBIDDEN, C_YIELDED = 39, 40          # restricted play (issue #15), appended last
 CLASS_BASE = (C_STD_HIT, C_EXT_HIT, C_CLR_HIT)   # by bid class
 HIT, MISS, GAIN, LOSS = 0, 1, 2, 3              # offsets from a class's base
 COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX_BID + 1)) + (
@@ -186,6 +187,10 @@ COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX
     Counter("shared_victories", "games ending in a shared victory"),
     Counter("mc_rollouts", "rollouts played by search (mc) seats"),
     Counter("mc_rollout_plays", "card plays simulated inside those rollouts"),
+    Counter("restriction_forbidden", "decisions at which a seat with a watch bit took an option in "
+            "its watched set"),
+    Counter("restriction_yielded", "decisions at which a restricted seat found every legal option "
+            "forbidden"),
 )
 N_COUNTERS = len(COUNTERS)
 # what every seat has observed this round, kept only by the build with search (play_one's
@@ -199,7 +204,22 @@ S_MCARG = S_KNOWN + MAX_SEATS      # + 2 * seat: mc budget, rollout policy
 # (tricks_phase)
 S_DRAWS = S_MCARG + 2 * MAX_SEATS
 S_NEXT = S_DRAWS + N_CARDS
-ST_SIZE = S_NEXT + MAX_SEATS
+S_FORBID = S_NEXT + MAX_SEATS      # + seat: restriction bits it obeys (restricted play)
+S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
+ST_SIZE = S_WATCH + MAX_SEATS
+
+# ---- restrictions (restricted play, ``POLICY+RESTRICTION``; docs/games/forecasts-bid.md) -------
+X_NO_INVEST, X_NO_MARKET, X_NO_BUY, X_NO_DRAW, X_BID_ZERO, X_NO_CLEAR, X_NO_EXTENDED = range(7)
+RESTRICTIONS = (
+    Restriction("no-invest", X_NO_INVEST, "never invest Reputation in Market Spend"),
+    Restriction("no-market", X_NO_MARKET, "always Pass in the Market (no Draw, no Buy)"),
+    Restriction("no-buy", X_NO_BUY, "never Buy from the Market"),
+    Restriction("no-draw", X_NO_DRAW, "never Draw from the Draw Deck in the Market"),
+    Restriction("bid-zero", X_BID_ZERO, "always bid 0 (Clear Skies)"),
+    Restriction("no-clear-skies", X_NO_CLEAR, "never bid 0 (Clear Skies)"),
+    Restriction("no-extended", X_NO_EXTENDED, "never make an Extended Forecast (bid 5 or 7)"),
+)
+BID_RESTRICTIONS = (1 << X_BID_ZERO) | (1 << X_NO_CLEAR) | (1 << X_NO_EXTENDED)
 _S32 = np.uint64(32)
 
 # ---- trace events -------------------------------------------------------------------------
@@ -372,6 +392,9 @@ def init_game(st, players, market_on):
     reset_tracking(st)
     for i in range(2 * MAX_SEATS):
         st[S_MCARG + i] = 0
+    for s in range(MAX_SEATS):
+        st[S_FORBID + s] = 0
+        st[S_WATCH + s] = 0
 
 
 @jit
@@ -803,6 +826,92 @@ def heuristic_card(st, s, legal):
     return weakest(legal)
 
 
+# ---- restricted play: what a seat's forbid / watch bits leave ----------------------------------
+@jit(inline='always')
+def bids_left(bits, H):
+    """Bit mask of the bids 0 .. H that the restriction ``bits`` leave (bit b = bid b)."""
+    m = (ONE << (H + 1)) - 1
+    if bits & (1 << X_BID_ZERO):
+        m &= ONE
+    if bits & (1 << X_NO_CLEAR):
+        m &= ~ONE
+    if bits & (1 << X_NO_EXTENDED):
+        m &= ~((ONE << EXTENDED_A) | (ONE << EXTENDED_B))
+    return m
+
+
+@jit(inline='always')
+def actions_left(bits, offered):
+    """The offered Market actions (bit mask) that the restriction ``bits`` leave; Pass stays."""
+    if bits & (1 << X_NO_MARKET):
+        offered &= ~((ONE << A_DRAW) | (ONE << A_BUY))
+    if bits & (1 << X_NO_BUY):
+        offered &= ~(ONE << A_BUY)
+    if bits & (1 << X_NO_DRAW):
+        offered &= ~(ONE << A_DRAW)
+    return offered
+
+
+@jit(inline='always')
+def allowed_bids(st, s, H):
+    """Seat s's bids as a bit mask: all of 0 .. H cut by its bid restrictions; when they forbid
+    every bid the restriction yields (all of them, counted)."""
+    full = (ONE << (H + 1)) - 1
+    f = st[S_FORBID + s] & BID_RESTRICTIONS
+    if f == 0:
+        return full
+    m = bids_left(f, H)
+    if m == 0:
+        st[S_COUNT + C_YIELDED] += 1
+        return full
+    return m
+
+
+@jit(inline='always')
+def nearest_bid(allowed, want, H):
+    """The heuristic's best remaining bid: the allowed bid nearest its own, the lower on a tie."""
+    for d in range(H + 1):
+        if want - d >= 0 and (allowed >> (want - d)) & 1:
+            return want - d
+        if want + d <= H and (allowed >> (want + d)) & 1:
+            return want + d
+    return want
+
+
+@jit(inline='always')
+def restricted_bid(st, keys, ctrs, s, H):
+    """A restricted random or heuristic player's bid among those left (random: one draw over
+    them, none when one is left; heuristic: the nearest to its own)."""
+    allowed = allowed_bids(st, s, H)
+    if st[S_POLICY + s] == P_HEURISTIC:
+        return nearest_bid(allowed, heuristic_bid(st[S_HAND + s], H), H)
+    n = popcount(allowed)
+    return nth_bit(allowed, rng.below(keys, ctrs, s, n) if n > 1 else 0)
+
+
+@jit(inline='always')
+def watch_invest(st, s, yes):
+    """Count an Investment that a watched no-invest would forbid."""
+    if yes and (st[S_WATCH + s] >> X_NO_INVEST) & 1:
+        st[S_COUNT + C_FORBIDDEN] += 1
+
+
+@jit(inline='always')
+def watch_bid(st, s, b, H):
+    """Count a bid that a watched bid restriction would forbid."""
+    w = st[S_WATCH + s] & BID_RESTRICTIONS
+    if w != 0 and not (bids_left(w, H) >> b) & 1:
+        st[S_COUNT + C_FORBIDDEN] += 1
+
+
+@jit(inline='always')
+def watch_action(st, s, action):
+    """Count a Market action that a watched Market restriction would forbid."""
+    w = st[S_WATCH + s]
+    if w != 0 and action != A_PASS and actions_left(w, ONE << action) == 0:
+        st[S_COUNT + C_FORBIDDEN] += 1
+
+
 # ---- one seat's turn in each phase -----------------------------------------------------------
 # One spelling of every phase, for both builds of play_one and for the search player's rollouts.
 # ``search`` is None in the build without the search player (and in rollouts, where no seat
@@ -822,6 +931,9 @@ def pick(st, keys, ctrs, s, n):
 @jit
 def bid_choice(st, keys, ctrs, s):
     """A random or heuristic player's bid, counted (step-by-step play in tests)."""
+    if st[S_FORBID + s] & BID_RESTRICTIONS:
+        st[S_DECISIONS] += 1
+        return restricted_bid(st, keys, ctrs, s, max_bid(st))
     if st[S_POLICY + s] == P_HEURISTIC:
         st[S_DECISIONS] += 1
         return heuristic_bid(st[S_HAND + s], max_bid(st))
@@ -842,12 +954,15 @@ def invest_phase(st, keys, ctrs, ev, ev_n, j0, search):
             continue
         st[S_COUNT + C_INVEST_CHANCES] += 1
         st[S_DECISIONS] += 1
-        if search is not None and st[S_POLICY + s] == P_MC:
+        if (st[S_FORBID + s] >> X_NO_INVEST) & 1:
+            yes = np.int64(0)           # one option left: no draw, no search
+        elif search is not None and st[S_POLICY + s] == P_MC:
             yes = mc_invest(st, keys, ctrs, s, j)
         elif st[S_POLICY + s] == P_HEURISTIC:
             yes = np.int64(1) if heuristic_invest(st, s) else np.int64(0)
         else:
             yes = rng.below(keys, ctrs, s, 2)
+        watch_invest(st, s, yes)
         if yes:
             apply_invest(st, s)
             st[S_COUNT + C_INVEST] += 1
@@ -873,10 +988,13 @@ def bid_phase(st, keys, ctrs, ev, ev_n, j0, search):
             st[S_DECISIONS] += 1
             if search is not None and st[S_POLICY + s] == P_MC:
                 b = mc_bid(st, keys, ctrs, s, j)
+            elif st[S_FORBID + s] & BID_RESTRICTIONS:
+                b = restricted_bid(st, keys, ctrs, s, H)
             elif st[S_POLICY + s] == P_HEURISTIC:
                 b = heuristic_bid(st[S_HAND + s], H)
             else:
                 b = rng.below(keys, ctrs, s, H + 1)
+            watch_bid(st, s, b, H)
             st[S_COUNT + C_BID + b] += 1
         apply_bid(st, s, b)
         if rec:
@@ -916,8 +1034,11 @@ def heuristic_action(hand, market, bid, offered):
 @jit(inline='always')
 def market_turn(st, keys, ctrs, s, ev, ev_n):
     """A random or heuristic seat's Market action: Pass, Draw k or Buy k, then as many discards
-    as cards taken (market_finish), counted and recorded (market_book)."""
+    as cards taken (market_finish), counted and recorded (market_book). A restricted seat
+    chooses among the actions its restrictions leave (Pass always stays)."""
     offered = market_actions(st, s)
+    if st[S_FORBID + s] != 0:
+        offered = actions_left(st[S_FORBID + s], offered)
     heur = st[S_POLICY + s] == P_HEURISTIC
     k = 0
     shed_strong = False     # heuristic: discard its strongest (True) or weakest card
@@ -935,6 +1056,7 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
             st[S_DECISIONS] += 1
             spend = st[S_SPEND + s]
             k = 1 + (rng.below(keys, ctrs, s, spend) if spend > 1 else 0)
+    watch_action(st, s, action)
     taken = 0
     taken_mask = np.int64(0)
     discarded = np.int64(0)
@@ -1588,9 +1710,13 @@ def mc_invest(st, keys, ctrs, s, j):
 
 @jit(_nrt=True)
 def mc_bid(st, keys, ctrs, s, j):
-    """The bid by search: options 0 .. H in that order (the phase counts the decision)."""
-    n = max_bid(st) + 1
-    opts = np.arange(n).astype(np.int64)
+    """The bid by search: options 0 .. H in that order, those a restricted seat has left (the
+    phase counts the decision)."""
+    H = max_bid(st)
+    opts = np.empty(H + 1, dtype=np.int64)
+    n = _mask_options(allowed_bids(st, s, H), opts)
+    if n == 1:
+        return opts[0]
     return opts[mc_search(st, s, D_BID, opts, n, j, False, 0, 0, keys, ctrs, search_slot(st, s))]
 
 
@@ -1621,7 +1747,10 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     n = 1
     opts[0] = A_PASS * 4
     spend = st[S_SPEND + s]
+    left = actions_left(st[S_FORBID + s], market_actions(st, s))
     for a in (A_DRAW, A_BUY):
+        if not (left >> a) & 1:
+            continue            # forbidden to this seat (never offered actions take no card)
         avail = cards_available(st, a)
         for k in range(1, (spend if spend < avail else avail) + 1):
             opts[n] = a * 4 + k
@@ -1631,6 +1760,7 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
         best = opts[mc_search(st, s, D_ACTION, opts, n, j, shed, 0, 0, keys, ctrs, slot)]
     action = best // 4
     k = best % 4
+    watch_action(st, s, action)
     taken = 0
     taken_mask = np.int64(0)
     discarded = np.int64(0)
@@ -1686,6 +1816,9 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
     init_game(st, players, 1 if params[R_MARKET] == MARKET_RULED else 0)
     st[S_RIVAL_FINAL] = 1 if params[R_RIVAL_CHECK] == RIVAL_CHECK_FINAL else 0
     for s in range(S):
+        if seats.shape[1] > SEAT_WATCH:
+            st[S_FORBID + s] = seats[s, SEAT_FORBID]
+            st[S_WATCH + s] = seats[s, SEAT_WATCH]
         if s != st[S_RIVAL]:
             st[S_POLICY + s] = seats[s, 0]
             if search is not None and seats[s, 0] == P_MC:
