@@ -33,7 +33,7 @@ from numba import prange
 from . import builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
-from .spec import Counter, Event, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
 
 GAME_ID = "daily-weather"
 VERSION = 2  # 2: placements giving the same map are one option (a face alike turned 180 degrees)
@@ -207,12 +207,29 @@ COUNTERS = (
     Counter("measure", "the final map's scoring measure (win or not), before points per unit"),
     Counter("mc_rollouts", "rollouts played by the search (mc) seat"),
     Counter("mc_rollout_plays", "placements simulated in those rollouts (each option's own included)"),
+    Counter("restriction_forbidden", "decisions at which a seat with a watch bit took an option in "
+            "its watched set"),
+    Counter("restriction_yielded", "decisions at which a restricted seat found every legal option "
+            "forbidden"),
 )
 C_FAIL0, C_STUCK, C_PLACEMENTS, C_DISCARDS, C_CELLS_COVERED, C_LABELS_COVERED, C_MAP_CELLS, \
     C_OPTIONS, C_TOOK_WIN, C_SOLVER_NODES, C_SOLVER_FOUND, C_SOLVER_COMPLETE, C_MEASURE, \
     C_MC_ROLLOUTS, C_MC_PLAYS = 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17
+C_FORBIDDEN, C_YIELDED = 18, 19                     # restricted play (issue #15), appended last
 N_SEATS = 1
 N_COUNTERS = len(COUNTERS)
+
+# ---------------------------------------------------------------- restrictions
+# Restricted play (``POLICY+RESTRICTION``, docs/games/daily-weather.md): the seat's placements
+# are cut before it chooses, in the game and in its own look-ahead (solver, mc rollouts).
+X_NO_ROTATION, X_NO_FULL_COVER = 0, 1
+RESTRICTIONS = (
+    Restriction("no-rotation", X_NO_ROTATION, "never rotate a Weather Card: every card is "
+                "placed the way it was drawn"),
+    Restriction("no-full-cover", X_NO_FULL_COVER, "never completely cover an earlier Weather "
+                "Card (the rulebook's 'may completely cover an existing card'): every placed "
+                "card keeps a visible cell"),
+)
 
 E_SETUP, E_LAYOUT, E_DEAL, E_PLACE, E_STUCK, E_CHECK, E_SCORE, E_RESULT, E_SOLVER = range(1, 10)
 _ROT_WORDS = ("0", "90", "180", "270")
@@ -1107,6 +1124,92 @@ def finished(st):
     return cards_left(st) == 0
 
 
+# ================================================================= restricted play
+@jit
+def visible_per_card(st, top, vis):
+    """vis[code] = visible cells of the Weather Card face ``code`` on the map (0 if not laid)."""
+    for c in range(N_WEATHER_FACES):
+        vis[c] = 0
+    for r in range(st[S_RMIN], st[S_RMAX] + 1):
+        for c in range(st[S_CMIN], st[S_CMAX] + 1):
+            cid = top[r * W + c]
+            if 0 <= cid < MONTH_CELL0:
+                vis[cid // FACE_CELLS] += 1
+
+
+@jit
+def buries_a_card(st, top, o, vis, hit):
+    """Would placement ``o`` cover every visible cell of some laid Weather Card (``vis`` from
+    visible_per_card; ``hit`` scratch of N_WEATHER_FACES)?"""
+    for c in range(N_WEATHER_FACES):
+        hit[c] = 0
+    rot = opt_rot(o)
+    ar = opt_row(o)
+    ac = opt_col(o)
+    for k in range(FACE_CELLS):
+        cid = top[(ar + ROT_DR[rot, k]) * W + ac + ROT_DC[rot, k]]
+        if 0 <= cid < MONTH_CELL0:
+            hit[cid // FACE_CELLS] += 1
+    for c in range(N_WEATHER_FACES):
+        if hit[c] > 0 and hit[c] == vis[c]:
+            return True
+    return False
+
+
+@jit
+def forbidden_bits(st, top, o, mask, vis, hit):
+    """The bits of ``mask`` that forbid placement ``o`` (``vis`` filled when ``mask`` has
+    no-full-cover)."""
+    m = 0
+    if mask & (1 << X_NO_ROTATION) and opt_rot(o) != 0:
+        m |= 1 << X_NO_ROTATION
+    if mask & (1 << X_NO_FULL_COVER) and buries_a_card(st, top, o, vis, hit):
+        m |= 1 << X_NO_FULL_COVER
+    return m
+
+
+@jit
+def restrict_placements(st, top, opts, n, forbid):
+    """Drop the placements ``forbid`` forbids, order kept; returns (count, yielded). When every
+    placement is forbidden the restriction yields and ``opts`` stays whole."""
+    vis = np.zeros(N_WEATHER_FACES, dtype=np.int64)
+    hit = np.zeros(N_WEATHER_FACES, dtype=np.int64)
+    if forbid & (1 << X_NO_FULL_COVER):
+        visible_per_card(st, top, vis)
+    k = 0
+    for i in range(n):
+        if forbidden_bits(st, top, opts[i], forbid, vis, hit) == 0:
+            k += 1
+    if k == 0:
+        return n, 1
+    k = 0
+    for i in range(n):
+        o = opts[i]
+        if forbidden_bits(st, top, o, forbid, vis, hit) == 0:
+            opts[k] = o
+            k += 1
+    return k, 0
+
+
+@jit
+def seat_placements(params, st, top, tm, opts, cand, forbid):
+    """legal_placements cut by the seat's restrictions: (count, yielded)."""
+    n = legal_placements(params, st, tm, opts, cand)
+    if forbid == 0 or n == 0:
+        return n, 0
+    return restrict_placements(st, top, opts, n, forbid)
+
+
+@jit
+def took_watched(st, top, o, watch):
+    """Is placement ``o`` (not yet applied) in the watched set ``watch``?"""
+    vis = np.zeros(N_WEATHER_FACES, dtype=np.int64)
+    hit = np.zeros(N_WEATHER_FACES, dtype=np.int64)
+    if watch & (1 << X_NO_FULL_COVER):
+        visible_per_card(st, top, vis)
+    return forbidden_bits(st, top, o, watch, vis, hit) != 0
+
+
 # ================================================================= policies
 # progress_key fields (bit offsets); each lower field is < 2**12
 KEY_FIELD = (1 << 12) - 1
@@ -1192,7 +1295,7 @@ def choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, row
 
 
 @jit
-def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
+def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid=0):
     """Depth-first search over the whole game (the solver knows the shuffled deck).
 
     The first line is greedy's (no tie draws; its option evaluations count as nodes). Then
@@ -1200,7 +1303,8 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
     the labels still visible after it exceed 6 per card left. Every placement tried counts one
     node; the search stops at ``budget`` nodes. Leaves are ranked by progress_key, so the best
     winning map (highest score) beats any failing one. plan[0..info[I_PLAN_LEN]) = the best line found;
-    info = [nodes, found a win, search complete, plan length, best key]."""
+    info = [nodes, found a win, search complete, plan length, best key]. A restricted seat's
+    ``forbid`` cuts the options at every depth."""
     opts = np.empty((SOLVER_DEPTH, MAX_OPTIONS), dtype=np.int64)
     cnt = np.zeros(SOLVER_DEPTH, dtype=np.int64)
     pos = np.zeros(SOLVER_DEPTH, dtype=np.int64)
@@ -1216,7 +1320,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
     keys, ctrs = rng.new_streams(1)                # greedy without tie draws uses no stream
     d = 0
     while not finished(st):
-        n = legal_placements(params, st, tm, buf, cand)
+        n, _ = seat_placements(params, st, top, tm, buf, cand, forbid)
         if n == 0:
             if params[R_STUCK] != STUCK_DISCARD:
                 break
@@ -1238,7 +1342,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
     for i in range(ST_LEN):
         st[i] = st0[i]
     # Then depth-first search for a better line.
-    cnt[0] = solver_children(params, st, top, tm, opts[0], buf, cand, bucket)
+    cnt[0] = solver_children(params, st, top, tm, opts[0], buf, cand, bucket, forbid)
     pos[0] = 0
     complete = True
     while d >= 0:
@@ -1258,7 +1362,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
             path[d] = o
             leaf = finished(st)
             if not leaf:
-                n = solver_children(params, st, top, tm, opts[d + 1], buf, cand, bucket)
+                n = solver_children(params, st, top, tm, opts[d + 1], buf, cand, bucket, forbid)
                 if n == 0:
                     leaf = True
                 else:
@@ -1284,10 +1388,10 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok):
 
 
 @jit
-def solver_children(params, st, top, tm, out, buf, cand, bucket):
-    """Legal options ordered most-labels-covered first (stable); DISCARD when stuck allows it;
-    0 when stuck fails the game."""
-    n = legal_placements(params, st, tm, buf, cand)
+def solver_children(params, st, top, tm, out, buf, cand, bucket, forbid=0):
+    """Legal options (cut by ``forbid``) ordered most-labels-covered first (stable); DISCARD when
+    stuck allows it; 0 when stuck fails the game."""
+    n, _ = seat_placements(params, st, top, tm, buf, cand, forbid)
     if n == 0:
         if params[R_STUCK] == STUCK_DISCARD and cards_left(st) > 0:
             out[0] = DISCARD
@@ -1356,13 +1460,14 @@ def mc_determinize(params, st, keys, ctrs, deck, ids):
 
 @jit
 def mc_rollout(params, st, top, tm, pat, pol, keys, ctrs, opts, wins, cand, undo, rows, work,
-               ok, mcstat):
+               ok, mcstat, forbid=0):
     """Play this state (the caller's copy) to the end of the game with ``pol`` (random or
-    greedy, drawing on stream slot 0 of ``keys``); the stuck switch as in play_one. Returns the
-    value MC_WIN_VALUE * win + score; mcstat[1] += placements made."""
+    greedy, drawing on stream slot 0 of ``keys``) among the placements ``forbid`` leaves; the
+    stuck switch as in play_one. Returns the value MC_WIN_VALUE * win + score; mcstat[1] +=
+    placements made."""
     failed_stuck = False
     while not finished(st):
-        n = legal_placements(params, st, tm, opts, cand)
+        n, _ = seat_placements(params, st, top, tm, opts, cand, forbid)
         if n == 0:
             if params[R_STUCK] != STUCK_DISCARD:
                 failed_stuck = True
@@ -1382,7 +1487,7 @@ def mc_rollout(params, st, top, tm, pat, pol, keys, ctrs, opts, wins, cand, undo
 
 
 @jit
-def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat):
+def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat, forbid=0):
     """The search player's placement among opts[0..n) (n >= 1; opts may be rewritten).
 
     With take_win, a last card that can win is restricted to the winning placements (as every
@@ -1391,7 +1496,8 @@ def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat
     state takes the placement and is played to the end with ``pol``. Best mean value
     (MC_WIN_VALUE * win + score) wins; ties: the earlier option. When the option is the last
     card nothing is hidden and nothing is drawn, so one sample is exact. Draws only on the
-    seat's SEARCH stream (slot 0 of ``keys``); reads nothing of the deck below its top card."""
+    seat's SEARCH stream (slot 0 of ``keys``); reads nothing of the deck below its top card.
+    A restricted seat passes only its allowed options and ``forbid``, which rollouts obey."""
     wins = np.empty(MAX_OPTIONS, dtype=np.int64)
     undo = np.empty(FACE_CELLS + ST_LEN, dtype=np.int64)
     rows = np.zeros(H, dtype=np.int64)
@@ -1426,7 +1532,7 @@ def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat
             apply_option(params, st2, top2, tm2, opts[i], undo)
             mcstat[1] += 1
             total[i] += mc_rollout(params, st2, top2, tm2, pat, pol, keys, ctrs, ropts, wins,
-                                   cand, undo, rows, work, ok, mcstat)
+                                   cand, undo, rows, work, ok, mcstat, forbid)
             mcstat[0] += 1
     best = 0
     for i in range(1, n):
@@ -1531,6 +1637,10 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     keys, ctrs = rng.new_streams(1)
     keys[0] = rng.stream_key(seed, g, rng.SEAT, 0)
     policy = seats[0, 0]
+    forbid = seats[0, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0
+    watch = seats[0, SEAT_WATCH] if seats.shape[1] > SEAT_WATCH else 0
+    n_forbidden = 0
+    n_yielded = 0
     skeys, sctrs = rng.new_streams(1)          # the search player's own stream
     mcstat = np.zeros(2, dtype=np.int64)       # rollouts, placements simulated
     if search is not None and policy == P_MC:
@@ -1540,7 +1650,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
         record_setup(ev, ev_n, params, st)
     if policy == P_SOLVER:
         budget = seats[0, 1] if seats[0, 1] > 0 else params[R_SOLVER_NODES]
-        solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok)
+        solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid)
         if tracing:
             layout.record_event(ev, ev_n, E_SOLVER, 0, info[I_NODES], info[I_FOUND],
                                 info[I_COMPLETE], info[I_BEST] & KEY_FIELD)
@@ -1548,6 +1658,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     failed_stuck = False
     while not finished(st):
         n = legal_placements(params, st, tm, opts, cand)
+        if forbid != 0 and n > 0:
+            n, yielded = restrict_placements(st, top, opts, n, forbid)
+            n_yielded += yielded
         if n == 0:                # neither hand card can be placed: the stuck switch
             st[S_STUCK] += 1
             discard = params[R_STUCK] == STUCK_DISCARD
@@ -1575,10 +1688,12 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
                               work, ok, plan, info, turn)
         elif search is not None:
             o = mc_choose(params, st, top, tm, pat, opts, n, seats[0, 1], seats[0, 2], skeys,
-                          sctrs, mcstat)
+                          sctrs, mcstat, forbid)
         else:                     # not reached: policy is mc only in the search build
             o = opts[0]
         turn += 1
+        if watch != 0 and took_watched(st, top, o, watch):
+            n_forbidden += 1
         code = st[S_HAND0 + opt_slot(o)]
         lab = labels_under(st, top, o)
         cov = apply_option(params, st, top, tm, o, undo)
@@ -1597,6 +1712,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
         layout.record_event(ev, ev_n, E_SCORE, 0, m, st[S_POINTS], score, win)
         layout.record_event(ev, ev_n, E_RESULT, 0, win, score, st[S_PLACED])
     write_row(out, row, st, tm, rows, ok, m, score, win, info, mcstat)
+    out[row, layout.col_counter(N_SEATS, C_FORBIDDEN)] = n_forbidden
+    out[row, layout.col_counter(N_SEATS, C_YIELDED)] = n_yielded
 
 
 @pjit

@@ -32,7 +32,7 @@ from . import builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import Counter, Event, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
 
 GAME_ID = "pgc"
 VERSION = 1
@@ -201,6 +201,7 @@ STATE_SIZE = PLAYED + N_RANKS
  C_OVERWRITE_UP) = range(16)
 C_OUT_FIRST = 16                            # 6 counters: rounds in which seat s went out first
 C_MC_ROLLOUTS, C_MC_PLAYS = 22, 23          # search (mc) seats' work, appended after the rest
+C_FORBIDDEN, C_YIELDED = 24, 25             # restricted play (issue #15), appended last
 COUNTERS = (
     Counter("rounds", "rounds played"),
     Counter("tricks", "tricks played (each starts with a Lead)"),
@@ -221,8 +222,24 @@ COUNTERS = (
 ) + tuple(Counter(f"out_first_seat{s}", f"rounds in which seat {s} went out") for s in range(6)) + (
     Counter("mc_rollouts", "rollouts played by search (mc) seats (one per sample and option)"),
     Counter("mc_rollout_plays", "turns (Leads, Overwrites, Adds, Passes) simulated in those rollouts"),
+    Counter("restriction_forbidden", "decisions at which a seat with a watch bit took an option in "
+            "its watched set"),
+    Counter("restriction_yielded", "decisions at which a restricted seat found every legal option "
+            "forbidden"),
 )
 N_COUNTERS = len(COUNTERS)
+
+# ---- restrictions (restricted play, ``POLICY+RESTRICTION``; docs/games/pgc.md) -----------------
+X_NO_OVERWRITE, X_NO_ADD, X_NO_RUNS, X_NO_BIG_SETS = range(4)
+BIG_SET = 4                                 # no-sets-of-4+: a set of this many cards or more
+RESTRICTIONS = (
+    Restriction("no-overwrite", X_NO_OVERWRITE, "never Overwrite the Central Meld"),
+    Restriction("no-add", X_NO_ADD, "never Add to the Central Meld"),
+    Restriction("no-runs", X_NO_RUNS, "never play a run: no Lead, Overwrite or Add whose meld "
+                "is a run (an Add turning a single into a run included)"),
+    Restriction("no-sets-of-4+", X_NO_BIG_SETS, "never make a set of 4 or more cards (an Add "
+                "onto a set; this forgoes the full-set trick end)"),
+)
 
 # ---- trace events -------------------------------------------------------------------------
 (E_ROUND, E_DEAL, E_PLAY, E_PASS, E_TRICK, E_PICKUP, E_OUT, E_SCORE, E_FINAL) = range(1, 10)
@@ -694,6 +711,54 @@ def going_out_wins_game(st, params, fixed_rounds, target, tmp):
     return True
 
 
+# ---- restricted play ---------------------------------------------------------------------------
+@jit(inline="always")
+def forbidden_bits(a):
+    """Restriction bits (``1 << X_...``) that forbid action ``a``; a Pass is never forbidden."""
+    typ = act_type(a)
+    if typ == A_PASS:
+        return 0
+    m = 0
+    if typ == A_OVERWRITE:
+        m |= 1 << X_NO_OVERWRITE
+    elif typ == A_ADD:
+        m |= 1 << X_NO_ADD
+    kind = act_kind(a)
+    if kind == K_RUN:
+        m |= 1 << X_NO_RUNS
+    elif kind == K_SET and act_size(a) >= BIG_SET:
+        m |= 1 << X_NO_BIG_SETS
+    return m
+
+
+@jit
+def restrict_actions(acts, n, forbid):
+    """Drop the actions ``forbid`` forbids, canonical order kept; returns (count, yielded). When
+    every legal action is forbidden the restriction yields and ``acts`` stays whole. (In pgc
+    that cannot happen: a responder may always Pass and a leader always has a single.)"""
+    k = 0
+    for i in range(n):
+        if forbidden_bits(acts[i]) & forbid == 0:
+            k += 1
+    if k == 0:
+        return n, 1
+    k = 0
+    for i in range(n):
+        a = acts[i]
+        if forbidden_bits(a) & forbid == 0:
+            acts[k] = a
+            k += 1
+    return k, 0
+
+
+@jit(inline="always")
+def seat_masks(seats, s):
+    """(forbid, watch) restriction masks of seat ``s``; (0, 0) in a seats array without them."""
+    if seats.shape[1] > SEAT_WATCH:
+        return seats[s, SEAT_FORBID], seats[s, SEAT_WATCH]
+    return np.int64(0), np.int64(0)
+
+
 # ---- policies ------------------------------------------------------------------------------
 @jit
 def random_choice(st, params, acts, n, keys, ctrs, fixed_rounds, target, tmp):
@@ -851,12 +916,14 @@ def determinize(st, me, keys, ctrs, slot, dst, pool):
 
 
 @jit
-def rollout(st, params, pol, keys, ctrs, slot, fixed_rounds, target, acts, tmp):
+def rollout(st, params, pol, keys, ctrs, slot, fixed_rounds, target, acts, tmp, me=-1, forbid=0):
     """Play the round in ``st`` (a copy) to its end with every seat on ``pol`` (random draws on
-    stream ``slot``). Returns the turns simulated."""
+    stream ``slot``); seat ``me`` obeys its restrictions ``forbid``. Returns the turns simulated."""
     turns = 0
     while st[S_OUT] < 0:
         n = legal_actions(st, params, acts)
+        if forbid != 0 and st[S_TO_ACT] == me:
+            n, _ = restrict_actions(acts, n, forbid)
         if pol == P_HEURISTIC:
             i = heuristic_choice(st, params, acts, n)
         else:
@@ -883,12 +950,15 @@ def round_result(st, params, me):
 
 
 @jit
-def mc_choose(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds, target, mcstat):
+def mc_choose(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds, target, mcstat,
+              forbid=0):
     """Index of the best of the ``n`` legal actions for the seat to act by the mean of
     ``round_result`` over ``budget`` samples. Each sample re-deals the hidden cards once and
     plays every option forward from it (common random numbers); ties go to the earlier option.
     Going out is taken at once (first in canonical order): it is the best result in every
-    sample (0 points for the seat, and the others can only shed later). Draws only on ``slot``."""
+    sample (0 points for the seat, and the others can only shed later). Draws only on ``slot``.
+    A restricted seat passes only its allowed options and its ``forbid`` mask, which its own
+    turns in the rollouts obey too."""
     for i in range(n):
         if goes_out(st, acts[i]):
             return i
@@ -907,7 +977,7 @@ def mc_choose(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds,
             apply_action(st2, params, acts[i])
             if st2[S_OUT] < 0:
                 mcstat[1] += rollout(st2, params, rpol, keys, ctrs, slot, fixed_rounds, target,
-                                     racts, tmp)
+                                     racts, tmp, me, forbid)
             mcstat[0] += 1
             total[i] += round_result(st2, params, me)
     best = 0
@@ -1033,6 +1103,10 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
         while st[S_OUT] < 0:
             seat = st[S_TO_ACT]
             n = legal_actions(st, params, acts)
+            forbid, watch = seat_masks(seats, seat)
+            if forbid != 0:
+                n, yielded = restrict_actions(acts, n, forbid)
+                out[row, C0 + C_YIELDED] += yielded
             pol = seats[seat, 0]
             if pol == P_HEURISTIC:
                 i = heuristic_choice(st, params, acts, n)
@@ -1040,10 +1114,12 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
                 i = 0
                 if n > 1:
                     i = mc_choose(st, params, acts, n, seats[seat, 1], seats[seat, 2], keys, ctrs,
-                                  P + 1 + seat, fixed, target, mcstat)
+                                  P + 1 + seat, fixed, target, mcstat, forbid)
             else:
                 i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
             a = acts[i]
+            if watch != 0 and forbidden_bits(a) & watch != 0:
+                out[row, C0 + C_FORBIDDEN] += 1
             typ = act_type(a)
             turns += 1
             if typ == A_PASS:

@@ -136,7 +136,7 @@ def test_mc_policy_spec_and_counters():
     job = cfg.resolve("daily-weather", policy="mc")
     assert job.seats[0].tolist() == [dw.P_MC, 64, dw.P_GREEDY, 0]
     names = [c.name for c in dw.COUNTERS]
-    assert names[-2:] == ["mc_rollouts", "mc_rollout_plays"]
+    assert names[-4:] == ["mc_rollouts", "mc_rollout_plays", "restriction_forbidden", "restriction_yielded"]
     assert names.index("measure") == dw.C_MEASURE
 
 

@@ -13,6 +13,7 @@ from kernels.cards import mask_cards
 from tests.reference import forecasts_bid_ref as ref
 
 FULL = (1 << 52) - 1
+SEARCH = np.zeros(1, dtype=np.int64)    # any array selects the build with the search player
 SEED = 20261129
 VARIANTS = [(4, True), (3, True), (2, True), (4, False), (3, False), (2, False)]
 
@@ -96,14 +97,14 @@ def drive(players, policies, market, seed, g):
         rnd = int(st[fb.S_ROUND])
         dealer = rnd % S
         st[fb.S_DEALER] = dealer
-        fb.invest_phase(st, keys, ctrs, ev, ev_n)
+        fb.invest_phase(st, keys, ctrs, ev, ev_n, 0, None)
         for s in range(S):
             assert 0 <= st[fb.S_SPEND + s] <= fb.SPEND_MAX
         keys[S] = rng.stream_key(seed, g, rng.DEAL, rnd)
         ctrs[S] = 0
         fb.deal(st, keys, ctrs, S)
         census(st)
-        fb.bid_phase(st, keys, ctrs, ev, ev_n)
+        fb.bid_phase(st, keys, ctrs, ev, ev_n, 0, None)
         for s in range(S):
             assert 0 <= st[fb.S_BID + s] <= h
         if rival >= 0:
@@ -380,24 +381,24 @@ def test_trace_is_the_run(players):
 
 
 @pytest.mark.parametrize("players,market", VARIANTS)
-def test_plain_and_search_kernels_agree_without_search_seats(players, market):
-    # play_games sends a job without mc seats to the plain kernels (no search code); the kernels
-    # for any seats must play the same games, event for event
+def test_both_builds_play_the_same_games_without_search_seats(players, market):
+    # play_games compiles play_one without the search player for a job without mc seats
+    # (search None); the build with it must play the same games, event for event
     seats = seats_of(players, (["random", "heuristic"] * 2)[:players])
     prm = params_of(market, round_cap=6)
     width = layout.out_width(seats.shape[0], fb.N_COUNTERS)
     a = np.zeros((200, width), dtype=np.int64)
     b = np.zeros((200, width), dtype=np.int64)
-    fb.play_games_plain_serial(prm, seats, np.int64(SEED), np.int64(300), a)
-    fb.play_games_search_serial(prm, seats, np.int64(SEED), np.int64(300), b)
+    fb._play_games_serial(prm, seats, np.int64(SEED), np.int64(300), a, None)
+    fb._play_games_serial(prm, seats, np.int64(SEED), np.int64(300), b, SEARCH)
     assert np.array_equal(a, b)
     for g in (300, 301, 302):
         evs = []
-        for fn in (fb.trace_game_plain, fb.trace_game_search):
+        for search in (None, SEARCH):
             o = np.zeros((1, width), dtype=np.int64)
             ev = np.zeros((4096, layout.EVENT_WIDTH), dtype=np.int64)
             ev_n = np.zeros(1, dtype=np.int64)
-            fn(prm, seats, np.int64(SEED), np.int64(g), o, ev, ev_n)
+            fb._trace_game(prm, seats, np.int64(SEED), np.int64(g), o, ev, ev_n, search)
             assert np.array_equal(o[0], a[g - 300])
             evs.append(ev[: ev_n[0]].copy())
         assert np.array_equal(evs[0], evs[1])

@@ -32,6 +32,7 @@ def test_heuristic_beats_random_on_paired_deals():
 # ---- no peeking: a position reached with the kernel's phase functions, then only hidden cards
 # ---- changed; the sample and the choice must not change ---------------------------------------
 MC_SEAT = 0
+SEARCH = np.zeros(1, dtype=np.int64)    # any array selects the phases' search branches
 
 
 def _ev():
@@ -65,7 +66,6 @@ def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
     st[fb.S_POLICY + MC_SEAT] = fb.P_MC
     st[fb.S_MCARG + 2 * MC_SEAT] = budget
     st[fb.S_MCARG + 2 * MC_SEAT + 1] = fb.P_HEURISTIC
-    st[fb.S_TRACK] = 1
     keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
     ev, ev_n = _ev()
     st[fb.S_DEALER] = 0
@@ -78,8 +78,8 @@ def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
             b = fb.RIVAL_BID if s == st[fb.S_RIVAL] else int(fb.bid_choice(st, keys, ctrs, s))
             fb.apply_bid(st, s, b)
         return st, keys, ctrs
-    fb.bid_phase(st, keys, ctrs, ev, ev_n)
-    fb.market_phase(st, keys, ctrs, ev, ev_n)
+    fb.bid_phase(st, keys, ctrs, ev, ev_n, 0, SEARCH)
+    fb.market_phase(st, keys, ctrs, ev, ev_n, 0, SEARCH)
     _check_tracking(st)
     if st[fb.S_RIVAL] >= 0:
         keys[S + 1] = rng.stream_key(seed, 0, rng.AUX, 0)
@@ -94,8 +94,9 @@ def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
             if t == tricks_before and s == MC_SEAT:
                 return st, keys, ctrs
             c = fb.mc_play(st, keys, ctrs, s) if s == MC_SEAT else fb.seat_play(st, keys, ctrs, s)
+            led = int(st[fb.S_LED_SUIT])
             fb.play_card(st, s, c)
-            fb.note_play(st, s, c, j)
+            fb.note_play(st, s, c, j, led)
             _check_tracking(st)
             s = int(fb.next_seat(st, s))
         fb.finish_trick(st)

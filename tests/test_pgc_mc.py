@@ -179,7 +179,8 @@ def test_random_and_heuristic_seats_do_no_search():
 
 def test_mc_counters_come_last():
     names = [c.name for c in pgc.COUNTERS]
-    assert names[-2:] == ["mc_rollouts", "mc_rollout_plays"]
+    # the search counters come last but for the restricted-play pair (issue #15)
+    assert names[-4:] == ["mc_rollouts", "mc_rollout_plays", "restriction_forbidden", "restriction_yielded"]
     assert names.index("mc_rollouts") == pgc.C_MC_ROLLOUTS and names.index("mc_rollout_plays") == pgc.C_MC_PLAYS
 
 

@@ -296,5 +296,6 @@ def play(cards, rules, seed, game, policy="random"):
     labels_left = g.labels_visible("date") + g.labels_visible("month")
     counters = [int(not ok) for ok in req] + [
         g.stuck, g.placed, g.discards, g.covered_cells, LABELS_TO_COVER - labels_left,
-        len(g.map), g.options, g.took_win, 0, 0, 0, m, 0, 0]
+        len(g.map), g.options, g.took_win, 0, 0, 0, m, 0, 0,
+        0, 0]                     # restriction_forbidden, restriction_yielded: no restrictions here
     return [score, 1, int(win), g.placed, 0, g.decisions] + counters

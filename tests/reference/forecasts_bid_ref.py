@@ -137,7 +137,8 @@ COUNTER_NAMES = (
        for what in ("hits", "misses", "gain", "loss")]
     + ["market_pass", "market_draw", "market_buy", "cards_drawn", "cards_bought",
        "investments", "investment_chances", "sudden_death", "rival_hits", "rival_rounds",
-       "shared_victories", "mc_rollouts", "mc_rollout_plays"]
+       "shared_victories", "mc_rollouts", "mc_rollout_plays",
+       "restriction_forbidden", "restriction_yielded"]    # restricted play: 0 in this statement
 )
 
 
@@ -164,6 +165,20 @@ class Game:
         self.decisions += 1
         return self.streams[seat].below(n) if n >= 2 else 0
 
+    def invest(self, s):
+        """Seat s's Investment decision (it has the chance): True to invest."""
+        if self.policies[s] == "heuristic":
+            self.decisions += 1
+            return self.spend[s] <= 1 and self.rep[s] > 1
+        return self.choose(s, 2) == 1
+
+    def bid(self, s, hand, h):
+        """Player seat s's bid."""
+        if self.policies[s] == "heuristic":
+            self.decisions += 1
+            return heuristic_bid(hand, h)
+        return self.choose(s, h + 1)
+
     def order_from_left(self, dealer):
         return [(dealer + 1 + j) % self.seats for j in range(self.seats)]
 
@@ -177,12 +192,7 @@ class Game:
             if s == self.rival or self.rep[s] < 1 or self.spend[s] >= 3:
                 continue
             self.count["investment_chances"] += 1
-            if self.policies[s] == "heuristic":
-                self.decisions += 1
-                invest = self.spend[s] <= 1 and self.rep[s] > 1
-            else:
-                invest = self.choose(s, 2) == 1
-            if invest:
+            if self.invest(s):
                 self.rep[s] -= 1
                 self.spend[s] = 3
                 self.count["investments"] += 1
@@ -200,11 +210,7 @@ class Game:
             if s == self.rival:
                 bids[s] = 4
                 continue
-            if self.policies[s] == "heuristic":
-                self.decisions += 1
-                bids[s] = heuristic_bid(hands[s], h)
-            else:
-                bids[s] = self.choose(s, h + 1)
+            bids[s] = self.bid(s, hands[s], h)
             self.count[f"bid_{bids[s]}"] += 1
         # Phase 4: The Market
         if self.market_on:
