@@ -30,13 +30,13 @@ from . import builds, layout, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
+    card_name, highest_bit, lowest_bit, popcount, select_card,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import Counter, Event, Rule
 
 GAME_ID = "forecasts-bid"
-VERSION = 1
+VERSION = 2
 PLAYER_COUNTS = (4, 3, 2)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "tricks"
@@ -501,6 +501,15 @@ def cards_available(st, action):
 
 
 @jit
+def k_max(st, s, action):
+    """The largest k of seat s's Draw k / Buy k that takes k cards: min(Market Spend, cards
+    available). A larger k takes the same cards: the same action, not offered again."""
+    n = cards_available(st, action)
+    spend = st[S_SPEND + s]
+    return spend if spend < n else n
+
+
+@jit
 def cards_taken(st, action, k):
     """Resource limits: take k, or what is there when fewer cards are available."""
     n = cards_available(st, action)
@@ -915,26 +924,31 @@ def heuristic_action(hand, market, bid, offered):
 
 @jit(inline='always')
 def market_turn(st, keys, ctrs, s, ev, ev_n):
-    """A random or heuristic seat's Market action: Pass, Draw k or Buy k, then as many discards
-    as cards taken (market_finish), counted and recorded (market_book)."""
-    offered = market_actions(st, s)
+    """A random or heuristic seat's Market action: Pass, Draw k or Buy k (the action with its k is
+    one decision), then as many discards as cards taken (market_finish), counted and recorded
+    (market_book). A random seat draws once, uniformly over the distinct actions in the order
+    Pass, Draw 1 .. Draw k_max, Buy 1 .. Buy k_max (mc's order)."""
     heur = st[S_POLICY + s] == P_HEURISTIC
     k = 0
     shed_strong = False     # heuristic: discard its strongest (True) or weakest card
     st[S_DECISIONS] += 1
     if heur:
         action, shed_strong = heuristic_action(st[S_HAND + s], st[S_MARKET], st[S_BID + s],
-                                               offered)
+                                               market_actions(st, s))
         if action != A_PASS:
             k = 1
-            st[S_DECISIONS] += 1
     else:
-        n = popcount(offered)
-        action = nth_bit(offered, rng.below(keys, ctrs, s, n) if n > 1 else 0)
-        if action != A_PASS:
-            st[S_DECISIONS] += 1
-            spend = st[S_SPEND + s]
-            k = 1 + (rng.below(keys, ctrs, s, spend) if spend > 1 else 0)
+        nd = k_max(st, s, A_DRAW)
+        nb = k_max(st, s, A_BUY)
+        x = rng.below(keys, ctrs, s, 1 + nd + nb) if nd + nb > 0 else 0
+        if x == 0:
+            action = A_PASS
+        elif x <= nd:
+            action = A_DRAW
+            k = x
+        else:
+            action = A_BUY
+            k = x - nd
     taken = 0
     taken_mask = np.int64(0)
     discarded = np.int64(0)
@@ -1184,10 +1198,17 @@ def scoring_phase(st, ev, ev_n):
 
 @jit(inline='always')
 def round_start(st, ev, ev_n):
-    """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation)."""
+    """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation).
+    A round after the regular ones is the sudden death (end_of_round asked for it): it is
+    counted here, when it is played, so a game that round_cap ends first does not count it."""
     rnd = st[S_ROUND]
     S = st[S_SEATS]
     st[S_DEALER] = rnd % S
+    if rnd == st[S_ROUNDS]:
+        st[S_SUDDEN] = 1
+        st[S_COUNT + C_SUDDEN] = 1
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_SUDDEN, -1, st[S_CONTENDERS])
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
 
@@ -1611,8 +1632,8 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     (Pass, Draw 1 .. Draw min(Spend, Draw Deck), Buy 1 .. Buy min(Spend, Market), in that order;
     a k that could not be taken in full is not offered: it would take what a smaller k takes),
     then each Market card bought (ascending card code), then each discard (ascending card code).
-    Counts the decisions the other policies count (action, k, each card taken by Buy, each
-    discard)."""
+    Counts the decisions the other policies count (the action with its k, each card taken by
+    Buy, each discard)."""
     slot = search_slot(st, s)
     opts = np.empty(MAX_OPTIONS + N_CARDS, dtype=np.int64)
     halves, _ = estimate(st[S_HAND + s])
@@ -1620,10 +1641,8 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     st[S_DECISIONS] += 1
     n = 1
     opts[0] = A_PASS * 4
-    spend = st[S_SPEND + s]
     for a in (A_DRAW, A_BUY):
-        avail = cards_available(st, a)
-        for k in range(1, (spend if spend < avail else avail) + 1):
+        for k in range(1, k_max(st, s, a) + 1):
             opts[n] = a * 4 + k
             n += 1
     best = opts[0]
@@ -1635,7 +1654,6 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     taken_mask = np.int64(0)
     discarded = np.int64(0)
     if action != A_PASS:
-        st[S_DECISIONS] += 1
         taken = cards_taken(st, action, k)
         for i in range(taken):
             if action == A_DRAW:
@@ -1704,11 +1722,7 @@ def end_of_round(st, ev, ev_n):
     winners, sudden = outcome(st)
     if not sudden:
         return True, winners
-    st[S_SUDDEN] = 1
-    st[S_CONTENDERS] = winners
-    st[S_COUNT + C_SUDDEN] = 1
-    if ev.shape[0] > 0:
-        record_event(ev, ev_n, E_SUDDEN, -1, winners)
+    st[S_CONTENDERS] = winners      # round_start begins the sudden death, unless round_cap ends it
     return False, np.int64(0)
 
 

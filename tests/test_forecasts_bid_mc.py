@@ -180,7 +180,7 @@ def _sample(st, keys, ctrs):
     (4, -1, fb.P_HEURISTIC, 30), (4, 0, fb.P_HEURISTIC, 31), (4, 6, fb.P_HEURISTIC, 37),
     (3, 4, fb.P_HEURISTIC, 35), (2, -1, fb.P_HEURISTIC, 30), (2, 5, fb.P_HEURISTIC, 36),
     # positions with shown voids and cards known to be held (bought, not yet played)
-    (4, 2, fb.P_RANDOM, 1), (3, 6, fb.P_RANDOM, 14), (2, 3, fb.P_RANDOM, 3)])
+    (4, 2, fb.P_RANDOM, 3), (3, 6, fb.P_RANDOM, 3), (2, 3, fb.P_RANDOM, 3)])
 def test_mc_does_not_see_hidden_cards(players, tricks_before, others, seed):
     rs = np.random.default_rng(players * 10 + tricks_before)
     st, keys, ctrs = _position(players, tricks_before, seed=seed, others=others)
