@@ -1536,13 +1536,18 @@ def apply_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n)
 def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
     sum of (S - 1) x its Reputation change this round minus the other seats' changes (S times
-    its lead over their mean change). Each sample re-deals what me cannot see once and plays
+    its lead over their mean change); in a round that can end the game, first the win units
+    it takes in the samples (layout.SHARE_UNIT per win, shared by a tie for the lead). Each sample re-deals what me cannot see once and plays
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream)."""
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
     rpol = st[S_MCARG + 2 * me + 1]
     total = np.zeros(n_opt, dtype=np.int64)
+    # a round whose scoring can end the game (the last regular round, the sudden death): the
+    # samples' win units come first, so an option that wins the game in every sample is taken
+    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    wins = np.zeros(n_opt, dtype=np.int64)
     det = np.empty(ST_SIZE, dtype=np.int64)
     sim = np.empty(ST_SIZE, dtype=np.int64)
     cards = np.empty(N_CARDS, dtype=np.int64)
@@ -1580,11 +1585,15 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
                 d = sim[S_REP + o] - st[S_REP + o]
                 v += (S - 1) * d if o == me else -d
             total[i] += v
+            if final:
+                w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
+                if (w >> me) & 1:
+                    wins[i] += layout.SHARE_UNIT // popcount(w)
     st[S_COUNT + C_MC_ROLLOUTS] += budget * n_opt
     st[S_COUNT + C_MC_PLAYS] += plays
     best = 0
     for i in range(1, n_opt):
-        if total[i] > total[best]:
+        if wins[i] > wins[best] or (wins[i] == wins[best] and total[i] > total[best]):
             best = i
     return best
 
