@@ -36,7 +36,7 @@ from .layout import col_counter, col_decisions, col_flags, col_length, col_winne
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
 
 GAME_ID = "forecasts-bid"
-VERSION = 1
+VERSION = 2
 PLAYER_COUNTS = (4, 3, 2)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "tricks"
@@ -521,6 +521,15 @@ def cards_available(st, action):
     if action == A_DRAW:
         return draw_deck_size(st)
     return popcount(st[S_MARKET])
+
+
+@jit
+def k_max(st, s, action):
+    """The largest k of seat s's Draw k / Buy k that takes k cards: min(Market Spend, cards
+    available). A larger k takes the same cards: the same action, not offered again."""
+    n = cards_available(st, action)
+    spend = st[S_SPEND + s]
+    return spend if spend < n else n
 
 
 @jit
@@ -1033,9 +1042,11 @@ def heuristic_action(hand, market, bid, offered):
 
 @jit(inline='always')
 def market_turn(st, keys, ctrs, s, ev, ev_n):
-    """A random or heuristic seat's Market action: Pass, Draw k or Buy k, then as many discards
-    as cards taken (market_finish), counted and recorded (market_book). A restricted seat
-    chooses among the actions its restrictions leave (Pass always stays)."""
+    """A random or heuristic seat's Market action: Pass, Draw k or Buy k (the action with its k is
+    one decision), then as many discards as cards taken (market_finish), counted and recorded
+    (market_book). A restricted seat chooses among the actions its restrictions leave (Pass
+    always stays). A random seat draws once, uniformly over the distinct actions in the order
+    Pass, Draw 1 .. Draw k_max, Buy 1 .. Buy k_max (mc's order)."""
     offered = market_actions(st, s)
     if st[S_FORBID + s] != 0:
         offered = actions_left(st[S_FORBID + s], offered)
@@ -1048,14 +1059,18 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
                                                offered)
         if action != A_PASS:
             k = 1
-            st[S_DECISIONS] += 1
     else:
-        n = popcount(offered)
-        action = nth_bit(offered, rng.below(keys, ctrs, s, n) if n > 1 else 0)
-        if action != A_PASS:
-            st[S_DECISIONS] += 1
-            spend = st[S_SPEND + s]
-            k = 1 + (rng.below(keys, ctrs, s, spend) if spend > 1 else 0)
+        nd = k_max(st, s, A_DRAW) if (offered >> A_DRAW) & 1 else 0
+        nb = k_max(st, s, A_BUY) if (offered >> A_BUY) & 1 else 0
+        x = rng.below(keys, ctrs, s, 1 + nd + nb) if nd + nb > 0 else 0
+        if x == 0:
+            action = A_PASS
+        elif x <= nd:
+            action = A_DRAW
+            k = x
+        else:
+            action = A_BUY
+            k = x - nd
     watch_action(st, s, action)
     taken = 0
     taken_mask = np.int64(0)
@@ -1306,10 +1321,17 @@ def scoring_phase(st, ev, ev_n):
 
 @jit(inline='always')
 def round_start(st, ev, ev_n):
-    """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation)."""
+    """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation).
+    A round after the regular ones is the sudden death (end_of_round asked for it): it is
+    counted here, when it is played, so a game that round_cap ends first does not count it."""
     rnd = st[S_ROUND]
     S = st[S_SEATS]
     st[S_DEALER] = rnd % S
+    if rnd == st[S_ROUNDS]:
+        st[S_SUDDEN] = 1
+        st[S_COUNT + C_SUDDEN] = 1
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_SUDDEN, -1, st[S_CONTENDERS])
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
 
@@ -1637,13 +1659,18 @@ def apply_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n)
 def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
     sum of (S - 1) x its Reputation change this round minus the other seats' changes (S times
-    its lead over their mean change). Each sample re-deals what me cannot see once and plays
+    its lead over their mean change); in a round that can end the game, first the win units
+    it takes in the samples (layout.SHARE_UNIT per win, shared by a tie for the lead). Each sample re-deals what me cannot see once and plays
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream)."""
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
     rpol = st[S_MCARG + 2 * me + 1]
     total = np.zeros(n_opt, dtype=np.int64)
+    # a round whose scoring can end the game (the last regular round, the sudden death): the
+    # samples' win units come first, so an option that wins the game in every sample is taken
+    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    wins = np.zeros(n_opt, dtype=np.int64)
     det = np.empty(ST_SIZE, dtype=np.int64)
     sim = np.empty(ST_SIZE, dtype=np.int64)
     cards = np.empty(N_CARDS, dtype=np.int64)
@@ -1681,11 +1708,15 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
                 d = sim[S_REP + o] - st[S_REP + o]
                 v += (S - 1) * d if o == me else -d
             total[i] += v
+            if final:
+                w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
+                if (w >> me) & 1:
+                    wins[i] += layout.SHARE_UNIT // popcount(w)
     st[S_COUNT + C_MC_ROLLOUTS] += budget * n_opt
     st[S_COUNT + C_MC_PLAYS] += plays
     best = 0
     for i in range(1, n_opt):
-        if total[i] > total[best]:
+        if wins[i] > wins[best] or (wins[i] == wins[best] and total[i] > total[best]):
             best = i
     return best
 
@@ -1737,8 +1768,8 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     (Pass, Draw 1 .. Draw min(Spend, Draw Deck), Buy 1 .. Buy min(Spend, Market), in that order;
     a k that could not be taken in full is not offered: it would take what a smaller k takes),
     then each Market card bought (ascending card code), then each discard (ascending card code).
-    Counts the decisions the other policies count (action, k, each card taken by Buy, each
-    discard)."""
+    Counts the decisions the other policies count (the action with its k, each card taken by
+    Buy, each discard)."""
     slot = search_slot(st, s)
     opts = np.empty(MAX_OPTIONS + N_CARDS, dtype=np.int64)
     halves, _ = estimate(st[S_HAND + s])
@@ -1746,13 +1777,11 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     st[S_DECISIONS] += 1
     n = 1
     opts[0] = A_PASS * 4
-    spend = st[S_SPEND + s]
     left = actions_left(st[S_FORBID + s], market_actions(st, s))
     for a in (A_DRAW, A_BUY):
         if not (left >> a) & 1:
             continue            # forbidden to this seat (never offered actions take no card)
-        avail = cards_available(st, a)
-        for k in range(1, (spend if spend < avail else avail) + 1):
+        for k in range(1, k_max(st, s, a) + 1):
             opts[n] = a * 4 + k
             n += 1
     best = opts[0]
@@ -1765,7 +1794,6 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     taken_mask = np.int64(0)
     discarded = np.int64(0)
     if action != A_PASS:
-        st[S_DECISIONS] += 1
         taken = cards_taken(st, action, k)
         for i in range(taken):
             if action == A_DRAW:
@@ -1837,11 +1865,7 @@ def end_of_round(st, ev, ev_n):
     winners, sudden = outcome(st)
     if not sudden:
         return True, winners
-    st[S_SUDDEN] = 1
-    st[S_CONTENDERS] = winners
-    st[S_COUNT + C_SUDDEN] = 1
-    if ev.shape[0] > 0:
-        record_event(ev, ev_n, E_SUDDEN, -1, winners)
+    st[S_CONTENDERS] = winners      # round_start begins the sudden death, unless round_cap ends it
     return False, np.int64(0)
 
 
