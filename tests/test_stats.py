@@ -57,3 +57,41 @@ def test_reseeded_equal_distributions_are_rarely_flagged():
                                    {i: int(v) for i, v in enumerate(b) if v})[2]
         hits += p < 0.05
     assert 5 <= hits <= 40  # 400 * 0.05 = 20; 99.9% binomial range is about 6..37
+
+
+def test_bernoulli_deals_give_wilson_with_n_minus_one():
+    # 81 wins of 263 one-game deals: u = 60 or 0, so sum u = 81*60 and sum u^2 = 81*3600.
+    # sample variance = 81*182 / (263*262) and p(1-p) = 81*182 / 263^2, so n_eff = 262 exactly
+    r = stats.share_interval(81 * 60, 81 * 3600, 263, 60)
+    assert r["mean"] == pytest.approx(81 / 263)
+    assert r["n_eff"] == pytest.approx(262)
+    lo, hi = stats.wilson(81 / 263, 262)
+    assert (r["low"], r["high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert r["se"] == pytest.approx(math.sqrt(81 * 182 / (263 * 262) / 263))
+
+
+def test_shared_wins_have_less_variance_than_coin_flips():
+    # 2 players, 100 deals: 50 shared wins (u = 30 each) and 25 outright wins, 25 losses for seat 0.
+    # Its share is 0.5 either way, but the per-deal variance is (25*0.25 + 25*0.25) / 99, half a coin's
+    total, total_sq = 50 * 30 + 25 * 60, 50 * 900 + 25 * 3600
+    r = stats.share_interval(total, total_sq, 100, 60)
+    assert r["mean"] == pytest.approx(0.5)
+    assert r["n_eff"] == pytest.approx(100 * 0.25 / (12.5 / 99))
+    coin = stats.wilson(0.5, 100)
+    assert (r["high"] - r["low"]) < (coin[1] - coin[0]) / math.sqrt(1.9)
+
+
+def test_degenerate_shares():
+    # every deal a two-way shared win: the share is exactly 1/2, nothing is uncertain
+    assert stats.share_interval(30 * 40, 900 * 40, 40, 60)["low"] == pytest.approx(0.5)
+    assert stats.share_interval(30 * 40, 900 * 40, 40, 60)["high"] == pytest.approx(0.5)
+    # never won in 40 deals: Wilson's interval for 0 of 40, upper bound z^2 / (n + z^2)
+    r = stats.share_interval(0, 0, 40, 60)
+    assert r["low"] == 0 and r["high"] == pytest.approx(stats.Z95**2 / (40 + stats.Z95**2))
+    assert math.isnan(stats.share_interval(0, 0, 0, 60)["mean"])
+
+
+def test_two_means_z():
+    z, p = stats.two_means(0.30, 0.01, 0.27, 0.0075)
+    assert z == pytest.approx(0.03 / 0.0125) and p == pytest.approx(math.erfc(2.4 / math.sqrt(2)))
+    assert stats.two_means(0.2, 0.0, 0.2, 0.0) == (0.0, 1.0)
