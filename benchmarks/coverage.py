@@ -195,12 +195,16 @@ def spread(seeds: int = 80, rotate_games: int = 5000, plain_games: int = 20000) 
     return {"seeds": seeds, "ratios": out}
 
 
-def check_false_alarms(pairs: int = 40, games: int = 5000, games_filter=("forecasts-cubes", "pgc"),
+# the subset of configs/check.toml's jobs the false-alarm study replays: (game, variant or None)
+CHECK_SUBSET = (("forecasts-cubes", None), ("pgc", "base"))
+
+
+def check_false_alarms(pairs: int = 40, games: int = 5000, subset=CHECK_SUBSET,
                        alphas=(0.01, 0.05, 0.10, 0.20)) -> dict:
     """``check.compare`` on two runs with different seeds of the same rules, ``pairs`` times."""
     from simcli import check, report
     conf = check.load_check_config()
-    jobs = [j for j in conf.jobs if j.game in games_filter]
+    jobs = [j for j in conf.jobs if any(j.game == g and v in (None, j.variant) for g, v in subset)]
     fails = {a: 0 for a in alphas}
     pvals: list[float] = []
     for i in range(pairs):

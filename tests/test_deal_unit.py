@@ -90,3 +90,10 @@ def test_until_ci_stops_at_the_same_deal_for_any_chunk():
     assert d.games == runs[0].games
     for name in ("seats", "policies", "paired", "scores"):
         assert report.build_tables([d])[name].equals(t[0][name]), name
+
+
+def test_a_huge_game_count_costs_no_memory_until_it_stops():
+    # --games 10**18: the plan is lazy and the buffer is one chunk, so this stops at a checkpoint
+    job = cfg.resolve(GAME, "base", 4)
+    (res,) = runner.run_jobs([job], 10**18, 3, chunk=1000, progress=False, until_ci=0.05)
+    assert res.games == runner.UNTIL_CI_STEP
