@@ -91,7 +91,8 @@ def old_seat_interval(res: runner.Result, s: int) -> tuple[float, float]:
 TOY_UNTIL_CI = 0.0194
 
 
-def toy_coverage(reps: int, deals: int, seed0: int = 1, until_ci: float = TOY_UNTIL_CI) -> dict:
+def toy_coverage(reps: int, deals: int, seed0: int = 1, until_ci: float = TOY_UNTIL_CI,
+                 small: int = 60) -> dict:
     """Observed coverage of every interval kind on the toy game (exact truth)."""
     import toygame
     t_rot = toygame.truth(TOY_SEATS, True)
@@ -119,6 +120,16 @@ def toy_coverage(reps: int, deals: int, seed0: int = 1, until_ci: float = TOY_UN
         tally.add("ladder win share", row["win_ci_low"], row["win_ci_high"], t_lad["policies"][row["rung"]])
         tally.add("ladder difference", row["diff_ci_low"], row["diff_ci_high"],
                   t_lad["paired"][(row["rung"], row["versus"])])
+        if small:  # few deals: n p about 10 for the weakest seat, where Wald intervals fail
+            (few,) = runner.run_jobs([job], small, seed, progress=False)
+            for s, lo, hi, _ in intervals(few)["seats"]:
+                tally.add(f"seats, no rotation, {small} deals", lo, hi, t_fix["seats"][s])
+            (few,) = runner.run_jobs([job], small, seed, progress=False, rotate=True)
+            iv = intervals(few)
+            for s, lo, hi, _ in iv["seats"]:
+                tally.add(f"seats, --rotate, {small} deals", lo, hi, t_rot["seats"][s])
+            for q, lo, hi, _ in iv["policies"]:
+                tally.add(f"policies, {small} deals", lo, hi, t_rot["policies"][q])
         (stop,) = runner.run_jobs([job], 50 * runner.UNTIL_CI_STEP, seed, progress=False, rotate=True,
                                   until_ci=until_ci)
         stops.append(stop.games)
@@ -207,17 +218,23 @@ def check_false_alarms(pairs: int = 40, games: int = 5000, subset=CHECK_SUBSET,
     jobs = [j for j in conf.jobs if any(j.game == g and v in (None, j.variant) for g, v in subset)]
     fails = {a: 0 for a in alphas}
     pvals: list[float] = []
+    alarms: list[str] = []
     for i in range(pairs):
         base = report.build_tables(runner.run_jobs(jobs, games, 100_000 + 2 * i, progress=False))
         new = report.build_tables(runner.run_jobs(jobs, games, 100_001 + 2 * i, progress=False))
         for a in alphas:
             res = check.compare(base, new, a)
             fails[a] += bool(res["moved"].any())
+            if a == alphas[0] and res["moved"].any():  # name what a false alarm was
+                for row in res.filter(res["moved"]).iter_rows(named=True):
+                    alarms.append(f"pair {i}: {row['game']}/{row['variant']}/{row['players']}p "
+                                  f"{row['metric']} seat {row['seat']} p={row['p_value']:.2g}")
         pvals += [p for p in check.compare(base, new, alphas[0])["p_value"].to_list() if p == p]
     n = len(pvals)
     return {"pairs": pairs, "jobs": [j.describe() for j in jobs], "games": games,
             "tests_per_check": n // pairs, "family_fail_rate": {a: fails[a] / pairs for a in alphas},
-            "single_test_rate": {t: sum(p < t for p in pvals) / n for t in (0.01, 0.05, 0.10)}}
+            "single_test_rate": {t: sum(p < t for p in pvals) / n for t in (0.01, 0.05, 0.10)},
+            "alarms_at_first_alpha": alarms}
 
 
 def main() -> None:
