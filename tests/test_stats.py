@@ -95,3 +95,33 @@ def test_two_means_z():
     z, p = stats.two_means(0.30, 0.01, 0.27, 0.0075)
     assert z == pytest.approx(0.03 / 0.0125) and p == pytest.approx(math.erfc(2.4 / math.sqrt(2)))
     assert stats.two_means(0.2, 0.0, 0.2, 0.0) == (0.0, 1.0)
+
+
+def _check_tables(share: float, se):
+    import polars as pl
+    key = {"game": ["g"], "variant": ["v"], "players": [2], "policies": ["random,random"]}
+    seats = {**{k: v * 1 for k, v in key.items()}, "seat": [0], "win_share": [share], "score_sd": [None]}
+    if se is not None:
+        seats["win_se"] = [se]
+    return {"variants": pl.DataFrame({**key, "games": [10000], "tie_rate": [0.1], "timeout_rate": [0.0],
+                                      "length_mean": [5.0]}),
+            "seats": pl.DataFrame(seats),
+            "scores": pl.DataFrame({**{k: [] for k in key}, "seat": [], "score": [], "count": []},
+                                   schema={"game": pl.String, "variant": pl.String, "players": pl.Int64,
+                                           "policies": pl.String, "seat": pl.Int64, "score": pl.Int64,
+                                           "count": pl.Int64}),
+            "lengths": pl.DataFrame({"game": [], "variant": [], "players": [], "policies": [], "length": [],
+                                     "count": []},
+                                    schema={"game": pl.String, "variant": pl.String, "players": pl.Int64,
+                                            "policies": pl.String, "length": pl.Int64, "count": pl.Int64})}
+
+
+def test_check_tests_win_share_with_the_per_deal_standard_errors():
+    from simcli import check
+    base, new = _check_tables(0.28, 0.003), _check_tables(0.30, 0.004)
+    row = check.compare(base, new, 0.01).filter(metric="win_share").row(0, named=True)
+    # z = 0.02 / sqrt(0.003^2 + 0.004^2) = 4 exactly
+    assert row["p_value"] == pytest.approx(math.erfc(4 / math.sqrt(2)))
+    # a baseline without win_se (written before #19) falls back to the two-proportion test
+    row = check.compare(_check_tables(0.28, None), new, 0.01).filter(metric="win_share").row(0, named=True)
+    assert row["p_value"] == pytest.approx(stats.two_proportion(3000, 10000, 2800, 10000)[1])
