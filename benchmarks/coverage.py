@@ -181,6 +181,32 @@ def real_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
     return {"game": REAL_GAME, "reps": reps, "deals": deals, "coverage": tally.rates(), "counts": tally.hits}
 
 
+# forecasts-cubes' widest interval (rotated, seats below) is 0.0149-0.0151 after 4096 deals:
+# this width makes the stop depend on the data (4096 or 8192 deals)
+REAL_UNTIL_CI = 0.01498
+
+
+def real_until_ci(reps: int, seed0: int = 1, until_ci: float = REAL_UNTIL_CI) -> dict:
+    """Coverage at the stop of ``--rotate --until-ci`` on forecasts-cubes (leave-one-out truth
+    from the replications' own estimates, weighted by deals played)."""
+    job = cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS)
+    rows, deals = [], []
+    for i in range(reps):
+        (res,) = runner.run_jobs([job], 50 * runner.UNTIL_CI_STEP, seed0 + i, progress=False,
+                                 rotate=True, until_ci=until_ci)
+        rows.append(intervals(res))
+        deals.append(res.games)
+    tally = Tally()
+    for kind, label in (("seats", "until-ci at stop: seats"), ("policies", "until-ci at stop: policies")):
+        for idx in range(len(rows[0][kind])):
+            w = [r[kind][idx][3] * d for r, d in zip(rows, deals)]
+            for r, d, wi in zip(rows, deals, w):
+                tally.add(label, r[kind][idx][1], r[kind][idx][2], (sum(w) - wi) / (sum(deals) - d))
+    return {"game": REAL_GAME, "reps": reps, "until_ci": until_ci,
+            "until_ci_stops": {n: deals.count(n) for n in sorted(set(deals))},
+            "coverage": tally.rates(), "counts": tally.hits}
+
+
 def spread(seeds: int = 80, rotate_games: int = 5000, plain_games: int = 20000) -> dict:
     """The issue's measurement: SD across seeds / SE implied by the interval, seats 0 and 1."""
     job = cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS)
@@ -239,12 +265,12 @@ def check_false_alarms(pairs: int = 40, games: int = 5000, subset=CHECK_SUBSET,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("toy", "real", "spread", "check"), action="append")
+    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check"), action="append")
     ap.add_argument("--reps", type=int, default=None, help="replications (toy 1000, real 400)")
     ap.add_argument("--deals", type=int, default=None, help="deals per replication (toy 2000, real 1000)")
     ap.add_argument("--pairs", type=int, default=40)
     args = ap.parse_args()
-    which = args.only or ["toy", "real", "spread", "check"]
+    which = args.only or ["toy", "real", "real-until", "spread", "check"]
     result = {}
     for name in which:
         t0 = time.perf_counter()
@@ -252,6 +278,8 @@ def main() -> None:
             r = toy_coverage(args.reps or 1000, args.deals or 2000)
         elif name == "real":
             r = real_coverage(args.reps or 400, args.deals or 1000)
+        elif name == "real-until":
+            r = real_until_ci(args.reps or 400)
         elif name == "spread":
             r = spread()
         else:
