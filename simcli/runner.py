@@ -136,7 +136,6 @@ class ChunkPlan:
         self.segment = int(segment) if segment else max(self.games, 1)
         self.per_segment = -(-self.segment // self.chunk)
         full, rest = divmod(self.games, self.segment)
-        self.full_segments = full
         self.n = full * self.per_segment + -(-rest // self.chunk)
 
     def __len__(self) -> int:
