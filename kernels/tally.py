@@ -4,6 +4,12 @@ Everything here is an integer sum or count, so folding chunks in any order, on a
 threads or machines, gives identical totals. Reports turn them into floats at the very end.
 
 ``misc`` slots are the M_* constants below.
+
+The unit of independence for intervals is the *deal*: ``win_sq[s]`` is the sum over deals of
+(seat s's win units in that deal)^2, where a deal's units are summed over all the games that
+replay it (the rotations of a ``--rotate`` run; one game otherwise), and ``misc[M_DEALS]``
+counts deals. With ``win_units`` they give the per-deal variance of each seat's share, so a
+shared win's smaller variance and the correlation of a deal's rotations are both accounted for.
 """
 from __future__ import annotations
 
@@ -12,8 +18,9 @@ import numpy as np
 from ._jit import jit
 from .layout import FLAG_TIMEOUT, N_FIXED, SHARE_UNIT
 
-M_GAMES, M_TIES, M_TIMEOUTS, M_GAP_SUM, M_GAP_GAMES, M_DECISIONS, M_OUT_OF_RANGE = range(7)
-N_MISC = 7
+M_GAMES, M_TIES, M_TIMEOUTS, M_GAP_SUM, M_GAP_GAMES, M_DECISIONS, M_OUT_OF_RANGE, M_DEALS = range(8)
+N_MISC = 8
+ACC_FIELDS = ("win_units", "win_sq", "place_counts", "score_hist", "len_hist", "counters", "misc")
 
 
 class Accumulators:
@@ -24,34 +31,43 @@ class Accumulators:
         self.n_seats, self.n_counters = n_seats, n_counters
         self.score_lo, self.len_lo = score_lo, len_lo
         self.win_units = np.zeros(n_seats, dtype=np.int64)
+        self.win_sq = np.zeros(n_seats, dtype=np.int64)
         self.place_counts = np.zeros((n_seats, n_seats + 1), dtype=np.int64)
         self.score_hist = np.zeros((n_seats, score_hi - score_lo + 1), dtype=np.int64)
         self.len_hist = np.zeros(len_hi - len_lo + 1, dtype=np.int64)
         self.counters = np.zeros(n_counters, dtype=np.int64)
         self.misc = np.zeros(N_MISC, dtype=np.int64)
 
-    def fold(self, out: np.ndarray, lower_is_better: bool) -> None:
+    def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
+        """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
+        per-deal squares are folded separately (``fold_deals``), once per deal."""
         fold_chunk(out, self.n_seats, self.n_counters, self.score_lo, self.len_lo,
-                   lower_is_better, self.win_units, self.place_counts, self.score_hist,
-                   self.len_hist, self.counters, self.misc)
+                   lower_is_better, game_is_deal, self.win_units, self.win_sq, self.place_counts,
+                   self.score_hist, self.len_hist, self.counters, self.misc)
+
+    def fold_deals(self, units: np.ndarray) -> None:
+        """Per-deal win units (deals x seats, summed over a deal's rotations): squares and count."""
+        self.win_sq += (units * units).sum(axis=0)
+        self.misc[M_DEALS] += units.shape[0]
 
     def merge(self, other: "Accumulators") -> None:
-        for name in ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc"):
+        for name in ACC_FIELDS:
             getattr(self, name).__iadd__(getattr(other, name))
 
     def arrays(self) -> dict:
-        return {name: getattr(self, name) for name in
-                ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc")}
+        return {name: getattr(self, name) for name in ACC_FIELDS}
 
 
 @jit
-def fold_chunk(out, S, C, score_lo, len_lo, lower_better, win_units, place_counts,
-               score_hist, len_hist, counters, misc):
+def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_units, win_sq,
+               place_counts, score_hist, len_hist, counters, misc):
     n_score = score_hist.shape[1]
     n_len = len_hist.shape[0]
     for i in range(out.shape[0]):
         winners = out[i, 2 * S]
         misc[M_GAMES] += 1
+        if game_is_deal:
+            misc[M_DEALS] += 1
         misc[M_DECISIONS] += out[i, 2 * S + 3]
         if out[i, 2 * S + 2] & FLAG_TIMEOUT:
             misc[M_TIMEOUTS] += 1
@@ -64,6 +80,8 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, win_units, place_count
         for s in range(S):
             if (winners >> s) & 1:
                 win_units[s] += SHARE_UNIT // n_win
+                if game_is_deal:
+                    win_sq[s] += (SHARE_UNIT // n_win) ** 2
                 if first_winner < 0:
                     first_winner = s
             place = out[i, S + s]

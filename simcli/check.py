@@ -6,7 +6,7 @@ baseline is made with ``baseline_seed`` (``simcli check --update``), the check r
 the two-sample tests below hold their nominal error rate.
 
 Tests per job (matched by game, variant, players, policies and labels):
-  win share of each seat     two-proportion z test          effect: difference, Cohen's h
+  win share of each seat     z test, per-deal variances     effect: difference, Cohen's h
   tie rate, timeout rate     two-proportion z test          effect: difference, Cohen's h
   score mean of each seat    Welch's t test (normal tail)   effect: difference, Cohen's d
   score distribution / seat  two-sample chi-square          effect: Cramer's V
@@ -90,13 +90,25 @@ def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
 
 def _key_cols(df: pl.DataFrame) -> list[str]:
     fixed = {"seat", "policy", "games", "deals", "rotations", "score", "count", "length", "kind", "metric",
-             "value", "win_share", "win_ci_low", "win_ci_high", "mean_place"}
+             "value", "win_share", "win_ci_low", "win_ci_high", "win_se", "mean_place"}
     return [c for c in df.columns if c in KEYS or (df[c].dtype == pl.String and c not in fixed
                                                     and c not in ("length_unit",))]
 
 
 def _job_key(row: dict, cols: list[str]) -> tuple:
     return tuple((c, row.get(c)) for c in cols)
+
+
+def _win_share_test(new: dict, n2: int, base: dict, n1: int) -> tuple[float, float, str]:
+    """(z, p, note): win share now against the baseline, with the per-deal variances both
+    tables carry (``win_se``; a shared win has less variance than a Bernoulli game). A baseline
+    written before ``win_se`` existed falls back to the two-proportion test."""
+    se1, se2 = base.get("win_se"), new.get("win_se")
+    if se1 is not None and se2 is not None and se1 == se1 and se2 == se2 and (se1 > 0 or se2 > 0):
+        z, p = stats.two_means(new["win_share"], se2, base["win_share"], se1)
+        return z, p, "z over per-deal variances; effect size = Cohen's h"
+    z, p = stats.two_proportion(new["win_share"] * n2, n2, base["win_share"] * n1, n1)
+    return z, p, "two-proportion z; effect size = Cohen's h"
 
 
 def compare(base: dict[str, pl.DataFrame], new: dict[str, pl.DataFrame], alpha: float) -> pl.DataFrame:
@@ -131,11 +143,11 @@ def compare(base: dict[str, pl.DataFrame], new: dict[str, pl.DataFrame], alpha: 
             if not match.height:
                 continue
             bsr = match.row(0, named=True)
-            _, p = stats.two_proportion(s_row["win_share"] * n2, n2, bsr["win_share"] * n1, n1)
+            _, p, note = _win_share_test(s_row, n2, bsr, n1)
             rows.append({**keyd, "metric": "win_share", "seat": seat, "baseline": bsr["win_share"],
                          "current": s_row["win_share"], "effect": s_row["win_share"] - bsr["win_share"],
                          "effect_size": stats.cohens_h(s_row["win_share"], bsr["win_share"]), "p_value": p,
-                         "note": "two-proportion z; effect size = Cohen's h"})
+                         "note": note})
             if s_row.get("score_sd") is not None and bsr.get("score_sd") is not None:
                 _, p = stats.welch(s_row["score_mean"], s_row["score_sd"], n2, bsr["score_mean"], bsr["score_sd"], n1)
                 rows.append({**keyd, "metric": "score_mean", "seat": seat, "baseline": bsr["score_mean"],

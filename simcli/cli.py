@@ -82,7 +82,7 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
 
 
 RotateOpt = Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies (paired policy comparison)")]
-UntilCiOpt = Annotated[Optional[float], typer.Option("--until-ci", min=1e-6, max=1.0, help="add chunks until every win-share 95% interval is narrower than this (capped by --games)")]
+UntilCiOpt = Annotated[Optional[float], typer.Option("--until-ci", min=1e-6, max=1.0, help="stop at the first checkpoint (every 4096 deals) where every win-share 95% interval is narrower than this (capped by --games)")]
 OutOpt = Annotated[Optional[str], typer.Option("--out", help="output folder, new or empty (default reports/run-<time>); see --force")]
 FormatOpt = Annotated[str, typer.Option("--format", help="parquet | csv")]
 ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, max=1 << 20, help="games per chunk (results do not depend on it)")]

@@ -1,6 +1,7 @@
 """Scale-out backend: the same chunks of game indices, played on a Dask distributed cluster.
 
-The work is split exactly as the local runner splits it (``runner.plan_chunks``). Each task
+The work is split exactly as the local runner splits it (``runner.plan_chunks``, with the
+same ``--until-ci`` checkpoints). Each task
 plays one chunk of one job on a worker and folds it there into a fresh ``Accumulators``; only
 those small integer arrays travel back. The client adds them up, so totals are bit-identical
 to ``runner.run_jobs`` for the same seed and game count, whatever the number of workers,
@@ -33,6 +34,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from kernels.tally import ACC_FIELDS  # every integer array a chunk returns
 from . import __version__
 from . import runner
 from .config import Job
@@ -43,7 +45,6 @@ WORKER_MODULES = ("simcli", "kernels", "numba")
 INSTALL_HINT = ("install the same simcli on every worker: `pip install -e <project path>` of the "
                 "same commit, or `pip install simcli` from the same wheel")
 DASK_HINT = "the dask backend needs dask[distributed]: pip install 'simcli[dask]'"
-ACC_FIELDS = ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc")
 
 
 # --------------------------------------------------------------------------- imports
@@ -356,7 +357,9 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
         window = max(64, 8 * _cluster_threads(client))
 
     reps = [(job.players if rotate else 1) for job in jobs]
-    plans = [runner.plan_chunks(first_game, games, chunk) for _ in jobs]
+    # with until_ci, chunks break at the runner's checkpoints, where alone the rule is evaluated
+    segment = runner.UNTIL_CI_STEP if until_ci is not None else None
+    plans = [runner.plan_chunks(first_game, games, chunk, segment) for _ in jobs]
     total_chunks = sum(len(p) for p in plans)
     tokens = [_job_token(job, seed, rotate) for job in jobs]
     accs = [runner.accumulators_for(job) for job in jobs]
@@ -377,8 +380,9 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
     def todo():
         for j, plan in enumerate(plans):
             for i, (start, stop) in enumerate(plan):
-                if not stopped[j]:
-                    yield j, i, start, stop
+                if stopped[j]:
+                    break  # the plan is lazy: never walk the rest of a stopped job's chunks
+                yield j, i, start, stop
 
     def submit(j, i, start, stop):
         key = f"simcli-chunk-{tokens[j]}-{j}-{start}-{stop}"
@@ -446,7 +450,7 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
                 if on_merge is not None:
                     on_merge(n_merged, total_chunks)
                 done = merged_n[j] == len(plans[j])
-                if (not done and until_ci is not None
+                if (not done and until_ci is not None and plans[j].at_checkpoint(k)
                         and runner.widest_interval(accs[j], pts[j]) < until_ci):
                     stopped[j] = True
                     bar.update((games - played[j]) * reps[j])

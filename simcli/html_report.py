@@ -818,8 +818,12 @@ def render_html(report_dir: Path) -> str:
     body.append("".join(toc))
     body.extend(sections)
     body.extend(job_html)
-    body.append('<p class="muted">Intervals are 95%: Wilson score intervals for seat win shares, '
-                "normal intervals over deals for policy shares and paired differences.</p>")
+    body.append('<p class="muted">Intervals are 95% and treat the deal as the independent unit '
+                "(a deal's rotations are one unit). Seat, policy and ladder win shares: Wilson score "
+                "interval with effective n = deals &times; p(1&minus;p) / s&sup2;, s&sup2; the variance of "
+                "the per-deal shares (shared wins and rotations included). Differences between two "
+                "policies on the same deals: normal interval of the mean per-deal difference. "
+                "See docs/balance.md.</p>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n"

@@ -1,7 +1,7 @@
 """Integer tallies -> Polars tables. Floats appear here for the first time.
 
 Tables (schema in docs/reports.md):
-  seats     one row per job and seat: win share with a Wilson 95% interval, mean place, score stats
+  seats     one row per job and seat: win share with a 95% interval over deals, mean place, score stats
   variants  one row per job: tie/timeout rates, seat-0 advantage, balance, length, leader gap
   scores    score histogram per seat (non-zero bins)
   lengths   game-length histogram (non-zero bins)
@@ -16,9 +16,13 @@ import math
 import polars as pl
 
 from kernels.layout import SHARE_UNIT
-from kernels.tally import M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
+from kernels.tally import M_DEALS, M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
 from .runner import Result
-from .stats import paired_difference, policy_share, wilson
+from .stats import paired_difference, policy_share, seat_share
+
+# the method and unit behind every interval column, for docs and the HTML footnote
+SHARE_CI_METHOD = "Wilson score interval with effective n = deals x p(1-p) / s^2 (s^2: variance of per-deal shares); unit: the deal"
+DIFF_CI_METHOD = "normal interval of the mean per-deal difference; unit: the deal"
 
 QUANTILES = (("score_p05", 0.05), ("score_p25", 0.25), ("score_p50", 0.50), ("score_p75", 0.75),
              ("score_p95", 0.95))
@@ -82,18 +86,19 @@ def seat_rows(results: list[Result]) -> list[dict]:
         k = key_columns(r)
         acc = r.acc
         games = int(acc.misc[M_GAMES])
+        deals = int(acc.misc[M_DEALS])
         for s in range(acc.n_seats):
             share = acc.win_units[s] / SHARE_UNIT / games if games else float("nan")
-            lo, hi = wilson(share, games)
+            ci = seat_share(acc, s, r.rotations)
             places = acc.place_counts[s]
             placed = places.sum()
             mean_place = float((places * range(len(places))).sum() / placed) if placed else float("nan")
             policy = r.job.policies[s]
             if r.rotations > 1 and s < r.job.players:
                 policy = "rotated"
-            rows.append({**k, "seat": s, "policy": policy, "games": games,
-                         "win_share": share, "win_ci_low": lo, "win_ci_high": hi,
-                         "mean_place": mean_place})
+            rows.append({**k, "seat": s, "policy": policy, "games": games, "deals": deals,
+                         "win_share": share, "win_ci_low": ci["low"], "win_ci_high": ci["high"],
+                         "win_se": ci["se"], "mean_place": mean_place})
     return rows
 
 

@@ -70,7 +70,8 @@ class Result:
     """One job's integer tallies plus how they were obtained.
 
     ``acc`` sums every rotation (so with ``rotations`` R > 1 it describes R x ``games`` games,
-    each seat having held every policy equally often); ``policy`` is set for rotated runs.
+    each seat having held every policy equally often) and holds per-deal squares (``win_sq``);
+    ``policy`` is set for rotated runs.
     """
     job: Job
     acc: Accumulators
@@ -120,9 +121,50 @@ def accumulators_for(job: Job) -> Accumulators:
     return Accumulators(S, len(mod.COUNTERS), int(lo), int(hi), int(llo), int(lhi))
 
 
-def plan_chunks(first: int, games: int, chunk: int) -> list[tuple[int, int]]:
-    """[start, stop) game-index ranges of at most ``chunk`` games."""
-    return [(s, min(s + chunk, first + games)) for s in range(first, first + games, chunk)]
+class ChunkPlan:
+    """[start, stop) game-index ranges of at most ``chunk`` games, computed on demand.
+
+    A lazy sequence (``len``, indexing, iteration), so ``--games 10**18`` costs no memory.
+    With ``segment`` the ranges also break at every multiple of ``segment`` games from
+    ``first`` (the ``--until-ci`` checkpoints): chunks fill each segment from its start.
+    """
+
+    def __init__(self, first: int, games: int, chunk: int, segment: int | None = None):
+        if chunk < 1:
+            raise ValueError("chunk must be at least 1")
+        self.first, self.games, self.chunk = int(first), int(games), int(chunk)
+        self.segment = int(segment) if segment else max(self.games, 1)
+        self.per_segment = -(-self.segment // self.chunk)
+        full, rest = divmod(self.games, self.segment)
+        self.n = full * self.per_segment + -(-rest // self.chunk)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[int, int]:
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        seg, k = divmod(i, self.per_segment)
+        seg_start = seg * self.segment
+        seg_stop = min(seg_start + self.segment, self.games)
+        start = seg_start + k * self.chunk
+        return self.first + start, self.first + min(start + self.chunk, seg_stop)
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield self[i]
+
+    def at_checkpoint(self, i: int) -> bool:
+        """True when chunk i ends a segment (an ``--until-ci`` checkpoint) or the plan."""
+        stop = self[i][1] - self.first
+        return stop % self.segment == 0 or stop == self.games
+
+
+def plan_chunks(first: int, games: int, chunk: int, segment: int | None = None) -> ChunkPlan:
+    """[start, stop) game-index ranges of at most ``chunk`` games (a lazy ``ChunkPlan``)."""
+    return ChunkPlan(first, games, chunk, segment)
 
 
 def play_chunk(job: Job, seed: int, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -202,39 +244,55 @@ class ChunkTally:
 
 def chunk_tally(job: Job, seed: int, start: int, stop: int, rotate: bool = False,
                 buf: np.ndarray | None = None, per_game: "PerGameWriter | None" = None) -> ChunkTally:
-    """Play games [start, stop) of ``job`` (every rotation when ``rotate``) and fold them."""
-    jobs = rotated_jobs(job) if rotate else [job]
+    """Play games [start, stop) of ``job`` (every rotation when ``rotate``) and fold them.
+
+    Each deal's per-seat win units are summed over its rotations before they are squared
+    (``Accumulators.fold_deals``): the deal, not the game, is the independent unit.
+    """
+    if not rotate:
+        acc = accumulators_for(job)
+        buf = play_chunk(job, seed, start, stop, buf)
+        acc.fold(buf, bool(job.module.LOWER_IS_BETTER))
+        if per_game is not None:
+            per_game.write(job, start, buf)
+        return ChunkTally(acc, None, stop - start)
+    jobs = rotated_jobs(job)
     acc = accumulators_for(job)
     lower = bool(job.module.LOWER_IS_BETTER)
-    pt = policy_tally_for(job, len(jobs)) if rotate else None
-    units = None
+    pt = policy_tally_for(job, len(jobs))
+    S = job.seats.shape[0]
+    units = np.zeros((stop - start, len(pt.names)), dtype=np.int64)
+    seat_units = np.zeros((stop - start, S), dtype=np.int64)
     for rj in jobs:
         buf = play_chunk(rj, seed, start, stop, buf)
-        acc.fold(buf, lower)
+        acc.fold(buf, lower, game_is_deal=False)
         if per_game is not None:
             per_game.write(rj, start, buf)
-        if pt is not None:
-            u = win_units(buf, rj.seats.shape[0])
-            if units is None:
-                units = np.zeros((stop - start, len(pt.names)), dtype=np.int64)
-            for qi, q in enumerate(pt.names):
-                cols = [s for s in range(rj.players) if rj.policies[s] == q]
-                units[:, qi] += u[:, cols].sum(axis=1)
-    if pt is not None:
-        pt.add_games(units)
+        u = win_units(buf, S)
+        seat_units += u
+        for qi, q in enumerate(pt.names):
+            cols = [s for s in range(rj.players) if rj.policies[s] == q]
+            units[:, qi] += u[:, cols].sum(axis=1)
+    acc.fold_deals(seat_units)
+    pt.add_games(units)
     return ChunkTally(acc, pt, stop - start)
 
 
+# --until-ci looks at the intervals only after multiples of this many deals, whatever --chunk
+# or backend: the stopping point is then the same for every chunk size
+UNTIL_CI_STEP = 4096
+
+
 def widest_interval(acc: Accumulators, policy: PolicyTally | None) -> float:
-    """The widest 95% interval among seat win shares (Wilson) and policy win shares (paired)."""
-    from .stats import policy_share, wilson
-    games = int(acc.misc[0])
-    if games == 0:
+    """The widest 95% interval among seat win shares and policy win shares (both over deals)."""
+    from .stats import policy_share, seat_share
+    if int(acc.misc[0]) == 0:
         return float("inf")
+    rotations = policy.rotations if policy is not None else 1
     w = 0.0
     for s in range(acc.n_seats):
-        lo, hi = wilson(acc.win_units[s] / layout.SHARE_UNIT / games, games)
-        w = max(w, hi - lo)
+        r = seat_share(acc, s, rotations)
+        w = max(w, r["high"] - r["low"])
     if policy is not None:
         for qi in range(len(policy.names)):
             _, lo, hi = policy_share(policy, qi)
@@ -249,9 +307,10 @@ def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
     """Play ``games`` deals of each job (indices first_game ..), one progress bar over all.
 
     ``rotate`` replays each deal once per rotation of the seat policies. ``until_ci`` stops a
-    job early, at a chunk boundary, once every win-share interval is narrower than it (so the
-    games played depend on the chunk size, and are reported). ``per_game`` holds one writer
-    per job.
+    job early once every win-share interval is narrower than it; the rule is evaluated only at
+    checkpoints every ``UNTIL_CI_STEP`` deals (and at ``games``), so the deals played are the
+    same for any chunk size or backend. ``per_game`` holds one writer per job. One result
+    buffer of at most ``chunk`` rows per job is reused for every chunk.
     """
     from tqdm import tqdm
     set_threads(threads)
@@ -266,15 +325,19 @@ def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
             pt = policy_tally_for(job, reps[j]) if rotate else None
             played = 0
             t0 = time.perf_counter()
-            for start, stop in plan_chunks(first_game, games, chunk):
-                ct = chunk_tally(job, seed, start, stop, rotate, None,
+            plan = plan_chunks(first_game, games, chunk, UNTIL_CI_STEP if until_ci is not None else None)
+            width = layout.out_width(job.seats.shape[0], len(job.module.COUNTERS))
+            buf = np.zeros((min(chunk, games), width), dtype=np.int64)
+            for i, (start, stop) in enumerate(plan):
+                ct = chunk_tally(job, seed, start, stop, rotate, buf,
                                  per_game[j] if per_game is not None else None)
                 acc.merge(ct.acc)
                 if pt is not None:
                     pt.merge(ct.policy)
                 played += ct.games
                 bar.update(ct.games * reps[j])
-                if until_ci is not None and widest_interval(acc, pt) < until_ci:
+                if (until_ci is not None and played < games and plan.at_checkpoint(i)
+                        and widest_interval(acc, pt) < until_ci):
                     bar.update((games - played) * reps[j])
                     break
             results.append(Result(job, acc, played, seed, time.perf_counter() - t0, reps[j], pt))

@@ -1,5 +1,12 @@
 """Honest statistics from integer tallies: intervals, two-sample tests, multiple comparisons.
 
+Every win-share interval treats the *deal* as the independent unit and uses the variance of
+the observed per-deal shares (``share_interval``): a shared win's smaller variance counts, and
+the rotations of one deal are not taken for independent games. The interval is Wilson's score
+interval with the effective number of deals n_eff = n * p(1-p) / s^2 (Kish's design effect),
+which stays inside [0, 1] and keeps its coverage near 0 and 1 where a normal interval does not.
+Paired differences (in [-1, 1], centred near 0) use the normal interval over deals.
+
 Only the standard library: normal and chi-square tail probabilities are computed here
 (``math.erfc`` and the regularized incomplete gamma function), so no SciPy is needed.
 """
@@ -37,23 +44,78 @@ def mean_ci(total: float, total_sq: float, n: int, z: float = Z95) -> tuple[floa
     return m, m - z * se, m + z * se
 
 
+def share_moments(total: int, total_sq: int, n: int, scale: int) -> tuple[float, float]:
+    """(mean, sample variance) of n per-deal shares x = u / scale from integer sums of u, u^2.
+
+    Computed from the integers (n * sum u^2 - (sum u)^2 is exact in Python ints), so it does
+    not lose precision when the variance is small against the mean.
+    """
+    if n <= 0:
+        return float("nan"), float("nan")
+    m = total / (n * scale)
+    if n == 1:
+        return m, float("nan")
+    num = int(n) * int(total_sq) - int(total) * int(total)
+    return m, max(num, 0) / (n * (n - 1) * scale * scale)
+
+
+def wilson_effective(p: float, var: float, n: int, z: float = Z95) -> tuple[float, float, float]:
+    """Wilson interval for a mean share ``p`` of n deals whose per-deal shares have sample
+    variance ``var``: (low, high, effective n). n_eff = n * p(1-p) / var (Kish). At p = 0 or 1
+    (no deal won, or every deal won outright) n_eff = n, as for one Bernoulli game per deal;
+    with 0 < p < 1 and var = 0 every deal gave exactly the share p: the interval is [p, p]."""
+    if n <= 0 or p != p:
+        return float("nan"), float("nan"), float("nan")
+    bern = p * (1 - p)
+    if bern <= 0:
+        n_eff = float(n)
+    elif var <= 0:
+        return p, p, math.inf
+    else:
+        n_eff = n * bern / var
+    lo, hi = wilson(p, n_eff, z)
+    return lo, hi, n_eff
+
+
+def share_interval(total: int, total_sq: int, n: int, scale: int, z: float = Z95) -> dict:
+    """Mean per-deal share with its Wilson effective-n interval and standard error.
+
+    ``total``/``total_sq`` are integer sums over n deals of u and u^2, the deal's share being
+    u / scale (win units over 60 x games that replay the deal x seats held).
+    """
+    m, var = share_moments(total, total_sq, n, scale)
+    lo, hi, n_eff = wilson_effective(m, var if var == var else 0.0, n, z)
+    se = math.sqrt(var / n) if n > 1 and var == var else float("nan")
+    return {"mean": m, "low": lo, "high": hi, "se": se, "n_eff": n_eff}
+
+
+def seat_share(acc, s: int, rotations: int = 1) -> dict:
+    """Seat s's win share over a job's deals (share_interval), from its Accumulators."""
+    from kernels.layout import SHARE_UNIT
+    from kernels.tally import M_DEALS
+    return share_interval(int(acc.win_units[s]), int(acc.win_sq[s]), int(acc.misc[M_DEALS]),
+                          SHARE_UNIT * rotations)
+
+
 def policy_share(pt, qi: int) -> tuple[float, float, float]:
     """Win share of policy ``qi`` per seat it holds, with a 95% interval over deals.
 
-    Per deal, x = u_q / (60 * R * n_q) lies in [0, 1]; the interval is the normal interval of
-    the mean of x over deals (deals are independent; rotations of one deal are not).
+    Per deal, x = u_q / (60 * R * n_q) lies in [0, 1]; the interval is the Wilson effective-n
+    interval of the mean of x over deals (deals are independent; rotations of one deal are not).
     """
     from kernels.layout import SHARE_UNIT
     scale = SHARE_UNIT * pt.rotations * int(pt.seats_held[qi])
-    return mean_ci(pt.total[qi] / scale, pt.total_sq[qi] / scale**2, pt.games)
+    r = share_interval(int(pt.total[qi]), int(pt.total_sq[qi]), pt.games, scale)
+    return r["mean"], r["low"], r["high"]
 
 
 def paired_difference(pt, a: int, b: int) -> dict:
     """Win share of policy a minus policy b on the same deals, with interval, z and p."""
     from kernels.layout import SHARE_UNIT
     scale = SHARE_UNIT * pt.rotations * int(pt.seats_held[a]) * int(pt.seats_held[b])
-    m, lo, hi = mean_ci(pt.pair[a, b] / scale, pt.pair_sq[a, b] / scale**2, pt.games)
-    se = (hi - m) / Z95 if hi == hi else float("nan")
+    m, var = share_moments(int(pt.pair[a, b]), int(pt.pair_sq[a, b]), pt.games, scale)
+    se = math.sqrt(var / pt.games) if var == var else float("nan")
+    lo, hi = (m - Z95 * se, m + Z95 * se) if se == se else (float("nan"), float("nan"))
     z = m / se if se and se == se else (0.0 if m == 0 else float("inf"))
     return {"diff": m, "ci_low": lo, "ci_high": hi, "z": z,
             "p_value": normal_sf2(z) if z == z else float("nan")}
@@ -69,6 +131,19 @@ def two_proportion(x1: float, n1: int, x2: float, n2: int) -> tuple[float, float
     if se == 0:
         return (0.0, 1.0) if p1 == p2 else (math.inf, 0.0)
     z = (p1 - p2) / se
+    return z, normal_sf2(z)
+
+
+def two_means(m1: float, se1: float, m2: float, se2: float) -> tuple[float, float]:
+    """z test of two independent means given their standard errors: (z, two-sided p).
+
+    For win shares the standard errors come from the per-deal variances (``share_interval``),
+    the same variances the intervals use.
+    """
+    se = math.sqrt(se1 * se1 + se2 * se2)
+    if not se > 0:
+        return (0.0, 1.0) if m1 == m2 else (math.inf, 0.0)
+    z = (m1 - m2) / se
     return z, normal_sf2(z)
 
 

@@ -57,15 +57,16 @@ def test_rotated_run_separates_policy_edge_from_seat_edge(tmp_path):
     assert (seats["win_share"] - 0.25).abs().max() < 0.03
 
 
-def test_until_ci_stops_when_intervals_are_narrow_enough():
+def test_until_ci_stops_at_the_first_checkpoint_where_intervals_are_narrow_enough():
     job = cfg.resolve(GAME)
-    (res,) = runner.run_jobs([job], 200_000, 1, chunk=1000, progress=False, until_ci=0.05)
-    assert res.games < 200_000 and res.games % 1000 == 0
-    assert runner.widest_interval(res.acc, None) < 0.05
-    # one chunk fewer would not have been enough
-    (prev,) = runner.run_jobs([job], res.games - 1000, 1, chunk=1000, progress=False)
-    assert runner.widest_interval(prev.acc, None) >= 0.05
-    (again,) = runner.run_jobs([job], 200_000, 1, chunk=1000, progress=False, until_ci=0.05)
+    step = runner.UNTIL_CI_STEP
+    (res,) = runner.run_jobs([job], 200_000, 1, chunk=1000, progress=False, until_ci=0.02)
+    assert step < res.games < 200_000 and res.games % step == 0
+    assert runner.widest_interval(res.acc, None) < 0.02
+    # one checkpoint fewer would not have been enough
+    (prev,) = runner.run_jobs([job], res.games - step, 1, chunk=1000, progress=False)
+    assert runner.widest_interval(prev.acc, None) >= 0.02
+    (again,) = runner.run_jobs([job], 200_000, 1, chunk=1000, progress=False, until_ci=0.02)
     assert again.games == res.games and np.array_equal(again.acc.score_hist, res.acc.score_hist)
 
 

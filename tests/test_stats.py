@@ -57,3 +57,71 @@ def test_reseeded_equal_distributions_are_rarely_flagged():
                                    {i: int(v) for i, v in enumerate(b) if v})[2]
         hits += p < 0.05
     assert 5 <= hits <= 40  # 400 * 0.05 = 20; 99.9% binomial range is about 6..37
+
+
+def test_bernoulli_deals_give_wilson_with_n_minus_one():
+    # 81 wins of 263 one-game deals: u = 60 or 0, so sum u = 81*60 and sum u^2 = 81*3600.
+    # sample variance = 81*182 / (263*262) and p(1-p) = 81*182 / 263^2, so n_eff = 262 exactly
+    r = stats.share_interval(81 * 60, 81 * 3600, 263, 60)
+    assert r["mean"] == pytest.approx(81 / 263)
+    assert r["n_eff"] == pytest.approx(262)
+    lo, hi = stats.wilson(81 / 263, 262)
+    assert (r["low"], r["high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert r["se"] == pytest.approx(math.sqrt(81 * 182 / (263 * 262) / 263))
+
+
+def test_shared_wins_have_less_variance_than_coin_flips():
+    # 2 players, 100 deals: 50 shared wins (u = 30 each) and 25 outright wins, 25 losses for seat 0.
+    # Its share is 0.5 either way, but the per-deal variance is (25*0.25 + 25*0.25) / 99, half a coin's
+    total, total_sq = 50 * 30 + 25 * 60, 50 * 900 + 25 * 3600
+    r = stats.share_interval(total, total_sq, 100, 60)
+    assert r["mean"] == pytest.approx(0.5)
+    assert r["n_eff"] == pytest.approx(100 * 0.25 / (12.5 / 99))
+    coin = stats.wilson(0.5, 100)
+    assert (r["high"] - r["low"]) < (coin[1] - coin[0]) / math.sqrt(1.9)
+
+
+def test_degenerate_shares():
+    # every deal a two-way shared win: the share is exactly 1/2, nothing is uncertain
+    assert stats.share_interval(30 * 40, 900 * 40, 40, 60)["low"] == pytest.approx(0.5)
+    assert stats.share_interval(30 * 40, 900 * 40, 40, 60)["high"] == pytest.approx(0.5)
+    # never won in 40 deals: Wilson's interval for 0 of 40, upper bound z^2 / (n + z^2)
+    r = stats.share_interval(0, 0, 40, 60)
+    assert r["low"] == 0 and r["high"] == pytest.approx(stats.Z95**2 / (40 + stats.Z95**2))
+    assert math.isnan(stats.share_interval(0, 0, 0, 60)["mean"])
+
+
+def test_two_means_z():
+    z, p = stats.two_means(0.30, 0.01, 0.27, 0.0075)
+    assert z == pytest.approx(0.03 / 0.0125) and p == pytest.approx(math.erfc(2.4 / math.sqrt(2)))
+    assert stats.two_means(0.2, 0.0, 0.2, 0.0) == (0.0, 1.0)
+
+
+def _check_tables(share: float, se):
+    import polars as pl
+    key = {"game": ["g"], "variant": ["v"], "players": [2], "policies": ["random,random"]}
+    seats = {**{k: v * 1 for k, v in key.items()}, "seat": [0], "win_share": [share], "score_sd": [None]}
+    if se is not None:
+        seats["win_se"] = [se]
+    return {"variants": pl.DataFrame({**key, "games": [10000], "tie_rate": [0.1], "timeout_rate": [0.0],
+                                      "length_mean": [5.0]}),
+            "seats": pl.DataFrame(seats),
+            "scores": pl.DataFrame({**{k: [] for k in key}, "seat": [], "score": [], "count": []},
+                                   schema={"game": pl.String, "variant": pl.String, "players": pl.Int64,
+                                           "policies": pl.String, "seat": pl.Int64, "score": pl.Int64,
+                                           "count": pl.Int64}),
+            "lengths": pl.DataFrame({"game": [], "variant": [], "players": [], "policies": [], "length": [],
+                                     "count": []},
+                                    schema={"game": pl.String, "variant": pl.String, "players": pl.Int64,
+                                            "policies": pl.String, "length": pl.Int64, "count": pl.Int64})}
+
+
+def test_check_tests_win_share_with_the_per_deal_standard_errors():
+    from simcli import check
+    base, new = _check_tables(0.28, 0.003), _check_tables(0.30, 0.004)
+    row = check.compare(base, new, 0.01).filter(metric="win_share").row(0, named=True)
+    # z = 0.02 / sqrt(0.003^2 + 0.004^2) = 4 exactly
+    assert row["p_value"] == pytest.approx(math.erfc(4 / math.sqrt(2)))
+    # a baseline without win_se (written before #19) falls back to the two-proportion test
+    row = check.compare(_check_tables(0.28, None), new, 0.01).filter(metric="win_share").row(0, named=True)
+    assert row["p_value"] == pytest.approx(stats.two_proportion(3000, 10000, 2800, 10000)[1])

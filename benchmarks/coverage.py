@@ -1,0 +1,304 @@
+"""Coverage study (issue #19): do the reported 95% intervals hold 95%?
+
+    python benchmarks/coverage.py                    # everything (toy 1000 reps, real 400, check 40 pairs)
+    python benchmarks/coverage.py --only toy --reps 400
+    python benchmarks/coverage.py --only spread      # the issue's 80-seed SD/SE measurement
+    python benchmarks/coverage.py --only check --pairs 40
+
+* ``toy``: the test-only toy game (tests/toygame, exact win probabilities: a seat effect, a
+  policy effect, ~20% shared wins). Each replication is one seed; every interval the project
+  prints is checked against the exact value: seats without and with rotation, policies, paired
+  differences, ladder rows, and the seat and policy intervals at the stop of ``--until-ci``.
+* ``real``: forecasts-cubes with many seeds; the truth for replication i is the mean of the
+  other replications (leave-one-out: independent of replication i).
+* ``spread``: forecasts-cubes 4p ``heuristic,random,heuristic,random``, 80 seeds: SD of each
+  seat's share across seeds over the SE implied by the interval (half-width / 1.96), for the
+  old interval (Wilson, n = games) and the current one.
+* ``check``: ``simcli check``'s comparison run on baselines and checks made with other seeds
+  (nothing changed): how often it reports a significant change, against ``alpha``.
+
+Prints a table per study and one JSON line at the end. The machine it ran on is shared.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from kernels.layout import SHARE_UNIT  # noqa: E402
+from simcli import config as cfg  # noqa: E402
+from simcli import ladder, runner, stats  # noqa: E402
+
+TOY_SEATS = ["heuristic", "random", "heuristic", "random"]
+LADDER_SEATS = ["heuristic", "random", "random", "random"]   # one seat of the new rung vs P-1
+REAL_GAME = "forecasts-cubes"
+SPREAD_SEATS = "heuristic,random,heuristic,random"
+GOAL = (0.93, 0.97)
+
+
+class Tally:
+    """covered / total per interval kind."""
+
+    def __init__(self):
+        self.hits: dict[str, list[int]] = {}
+
+    def add(self, kind: str, lo: float, hi: float, truth: float) -> None:
+        h = self.hits.setdefault(kind, [0, 0])
+        h[0] += lo <= truth <= hi
+        h[1] += 1
+
+    def rates(self) -> dict[str, float]:
+        return {k: c / n for k, (c, n) in self.hits.items()}
+
+
+def intervals(res: runner.Result) -> dict:
+    """Every interval the reports print for one result: kind -> list of (key, lo, hi, estimate)."""
+    out = {"seats": []}
+    for s in range(res.acc.n_seats):
+        r = stats.seat_share(res.acc, s, res.rotations)
+        out["seats"].append((s, r["low"], r["high"], r["mean"]))
+    pt = res.policy
+    if pt is not None:
+        out["policies"] = []
+        for qi, q in enumerate(pt.names):
+            m, lo, hi = stats.policy_share(pt, qi)
+            out["policies"].append((q, lo, hi, m))
+        out["paired"] = []
+        for a in range(len(pt.names)):
+            for b in range(a + 1, len(pt.names)):
+                d = stats.paired_difference(pt, a, b)
+                out["paired"].append(((pt.names[a], pt.names[b]), d["ci_low"], d["ci_high"], d["diff"]))
+    return out
+
+
+def old_seat_interval(res: runner.Result, s: int) -> tuple[float, float]:
+    """The interval before issue #19: Wilson with n = games (every rotation counted as a game)."""
+    games = int(res.acc.misc[0])
+    return stats.wilson(res.acc.win_units[s] / SHARE_UNIT / games, games)
+
+
+# --------------------------------------------------------------------------- toy game
+
+
+# the toy's widest interval after 8192 deals is 0.0192-0.0195: this width makes the stopping
+# point depend on the data (8192 or 12288 deals), which is what optional stopping could spoil
+TOY_UNTIL_CI = 0.0194
+
+
+def toy_coverage(reps: int, deals: int, seed0: int = 1, until_ci: float = TOY_UNTIL_CI,
+                 small: int = 60) -> dict:
+    """Observed coverage of every interval kind on the toy game (exact truth)."""
+    import toygame
+    t_rot = toygame.truth(TOY_SEATS, True)
+    t_fix = toygame.truth(TOY_SEATS, False)
+    t_lad = toygame.truth(LADDER_SEATS, True)
+    job, lad_job = toygame.job(TOY_SEATS), toygame.job(LADDER_SEATS)
+    tally, stops = Tally(), []
+    for i in range(reps):
+        seed = seed0 + i
+        (fix,) = runner.run_jobs([job], deals, seed, progress=False)
+        for s, lo, hi, _ in intervals(fix)["seats"]:
+            tally.add("seats, no rotation", lo, hi, t_fix["seats"][s])
+            tally.add("seats, no rotation (old: Wilson n=games)", *old_seat_interval(fix, s), t_fix["seats"][s])
+        (rot,) = runner.run_jobs([job], deals, seed, progress=False, rotate=True)
+        iv = intervals(rot)
+        for s, lo, hi, _ in iv["seats"]:
+            tally.add("seats, --rotate", lo, hi, t_rot["seats"][s])
+            tally.add("seats, --rotate (old: Wilson n=games)", *old_seat_interval(rot, s), t_rot["seats"][s])
+        for q, lo, hi, _ in iv["policies"]:
+            tally.add("policies", lo, hi, t_rot["policies"][q])
+        for ab, lo, hi, _ in iv["paired"]:
+            tally.add("paired", lo, hi, t_rot["paired"][ab])
+        (lad,) = runner.run_jobs([lad_job], deals, seed, progress=False, rotate=True)
+        row = ladder.ladder_table([lad], [None]).row(0, named=True)
+        tally.add("ladder win share", row["win_ci_low"], row["win_ci_high"], t_lad["policies"][row["rung"]])
+        tally.add("ladder difference", row["diff_ci_low"], row["diff_ci_high"],
+                  t_lad["paired"][(row["rung"], row["versus"])])
+        if small:  # few deals: n p about 10 for the weakest seat, where Wald intervals fail
+            (few,) = runner.run_jobs([job], small, seed, progress=False)
+            for s, lo, hi, _ in intervals(few)["seats"]:
+                tally.add(f"seats, no rotation, {small} deals", lo, hi, t_fix["seats"][s])
+            (few,) = runner.run_jobs([job], small, seed, progress=False, rotate=True)
+            iv = intervals(few)
+            for s, lo, hi, _ in iv["seats"]:
+                tally.add(f"seats, --rotate, {small} deals", lo, hi, t_rot["seats"][s])
+            for q, lo, hi, _ in iv["policies"]:
+                tally.add(f"policies, {small} deals", lo, hi, t_rot["policies"][q])
+        (stop,) = runner.run_jobs([job], 50 * runner.UNTIL_CI_STEP, seed, progress=False, rotate=True,
+                                  until_ci=until_ci)
+        stops.append(stop.games)
+        iv = intervals(stop)
+        for s, lo, hi, _ in iv["seats"]:
+            tally.add("until-ci at stop: seats", lo, hi, t_rot["seats"][s])
+        for q, lo, hi, _ in iv["policies"]:
+            tally.add("until-ci at stop: policies", lo, hi, t_rot["policies"][q])
+    return {"reps": reps, "deals": deals, "until_ci": until_ci, "until_ci_stops": {n: stops.count(n) for n in sorted(set(stops))},
+            "coverage": tally.rates(), "counts": tally.hits}
+
+
+# --------------------------------------------------------------------------- real games
+
+
+def real_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
+    """Coverage on forecasts-cubes 4p; truth = leave-one-out mean of the other replications."""
+    runs = {
+        "seats, no rotation": (cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS), False),
+        "seats, --rotate": (cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS), True),
+        "ladder": (cfg.resolve(REAL_GAME, "base", 4, seats=",".join(LADDER_SEATS)), True),
+    }
+    per: dict[str, list[dict]] = {}
+    for name, (job, rot) in runs.items():
+        per[name] = []
+        for i in range(reps):
+            (res,) = runner.run_jobs([job], deals, seed0 + i, progress=False, rotate=rot)
+            per[name].append(intervals(res))
+    tally = Tally()
+
+    def loo(rows, kind, idx):
+        """(lo, hi, leave-one-out truth) of item idx of ``kind`` in every replication."""
+        ests = [r[kind][idx][3] for r in rows]
+        total = sum(ests)
+        for r, e in zip(rows, ests):
+            yield r[kind][idx][1], r[kind][idx][2], (total - e) / (len(ests) - 1)
+
+    # which interval kind of which run is reported under which name (None: not reported)
+    labels = {"seats, no rotation": {"seats": "seats, no rotation"},
+              "seats, --rotate": {"seats": "seats, --rotate", "policies": "policies", "paired": "paired"},
+              "ladder": {"policies": "ladder win share", "paired": "ladder difference"}}
+    for name, rows in per.items():
+        for kind, label in labels[name].items():
+            for idx in range(len(rows[0][kind])):
+                if name == "ladder" and kind == "policies" and rows[0][kind][idx][0] != LADDER_SEATS[0]:
+                    continue  # the ladder table reports the new rung's share only
+                for lo, hi, t in loo(rows, kind, idx):
+                    tally.add(label, lo, hi, t)
+    return {"game": REAL_GAME, "reps": reps, "deals": deals, "coverage": tally.rates(), "counts": tally.hits}
+
+
+# forecasts-cubes' widest interval (rotated, seats below) is 0.0149-0.0151 after 4096 deals:
+# this width makes the stop depend on the data (4096 or 8192 deals)
+REAL_UNTIL_CI = 0.01498
+
+
+def real_until_ci(reps: int, seed0: int = 1, until_ci: float = REAL_UNTIL_CI) -> dict:
+    """Coverage at the stop of ``--rotate --until-ci`` on forecasts-cubes (leave-one-out truth
+    from the replications' own estimates, weighted by deals played)."""
+    job = cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS)
+    rows, deals = [], []
+    for i in range(reps):
+        (res,) = runner.run_jobs([job], 50 * runner.UNTIL_CI_STEP, seed0 + i, progress=False,
+                                 rotate=True, until_ci=until_ci)
+        rows.append(intervals(res))
+        deals.append(res.games)
+    tally = Tally()
+    for kind, label in (("seats", "until-ci at stop: seats"), ("policies", "until-ci at stop: policies")):
+        for idx in range(len(rows[0][kind])):
+            w = [r[kind][idx][3] * d for r, d in zip(rows, deals)]
+            for r, d, wi in zip(rows, deals, w):
+                tally.add(label, r[kind][idx][1], r[kind][idx][2], (sum(w) - wi) / (sum(deals) - d))
+    return {"game": REAL_GAME, "reps": reps, "until_ci": until_ci,
+            "until_ci_stops": {n: deals.count(n) for n in sorted(set(deals))},
+            "coverage": tally.rates(), "counts": tally.hits}
+
+
+def spread(seeds: int = 80, rotate_games: int = 5000, plain_games: int = 20000) -> dict:
+    """The issue's measurement: SD across seeds / SE implied by the interval, seats 0 and 1."""
+    job = cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS)
+    out = {}
+    for label, games, rot in (("--rotate --games %d" % rotate_games, rotate_games, True),
+                              ("no rotation, --games %d" % plain_games, plain_games, False)):
+        shares, se_new, se_old = [[], []], [[], []], [[], []]
+        for i in range(seeds):
+            (res,) = runner.run_jobs([job], games, 1 + i, progress=False, rotate=rot)
+            for s in (0, 1):
+                r = stats.seat_share(res.acc, s, res.rotations)
+                shares[s].append(r["mean"])
+                se_new[s].append((r["high"] - r["low"]) / 2 / stats.Z95)
+                lo, hi = old_seat_interval(res, s)
+                se_old[s].append((hi - lo) / 2 / stats.Z95)
+        row = {}
+        for s in (0, 1):
+            m = sum(shares[s]) / seeds
+            sd = math.sqrt(sum((x - m) ** 2 for x in shares[s]) / (seeds - 1))
+            row[f"seat{s}_before"] = round(float(sd / (sum(se_old[s]) / seeds)), 3)
+            row[f"seat{s}_after"] = round(float(sd / (sum(se_new[s]) / seeds)), 3)
+        out[label] = row
+    return {"seeds": seeds, "ratios": out}
+
+
+# the subset of configs/check.toml's jobs the false-alarm study replays: (game, variant or None)
+CHECK_SUBSET = (("forecasts-cubes", None), ("pgc", "base"))
+
+
+def check_false_alarms(pairs: int = 40, games: int = 5000, subset=CHECK_SUBSET,
+                       alphas=(0.01, 0.05, 0.10, 0.20)) -> dict:
+    """``check.compare`` on two runs with different seeds of the same rules, ``pairs`` times."""
+    from simcli import check, report
+    conf = check.load_check_config()
+    jobs = [j for j in conf.jobs if any(j.game == g and v in (None, j.variant) for g, v in subset)]
+    fails = {a: 0 for a in alphas}
+    pvals: list[float] = []
+    alarms: list[str] = []
+    for i in range(pairs):
+        base = report.build_tables(runner.run_jobs(jobs, games, 100_000 + 2 * i, progress=False))
+        new = report.build_tables(runner.run_jobs(jobs, games, 100_001 + 2 * i, progress=False))
+        for a in alphas:
+            res = check.compare(base, new, a)
+            fails[a] += bool(res["moved"].any())
+            if a == alphas[0] and res["moved"].any():  # name what a false alarm was
+                for row in res.filter(res["moved"]).iter_rows(named=True):
+                    alarms.append(f"pair {i}: {row['game']}/{row['variant']}/{row['players']}p "
+                                  f"{row['metric']} seat {row['seat']} p={row['p_value']:.2g}")
+        pvals += [p for p in check.compare(base, new, alphas[0])["p_value"].to_list() if p == p]
+    n = len(pvals)
+    return {"pairs": pairs, "jobs": [j.describe() for j in jobs], "games": games,
+            "tests_per_check": n // pairs, "family_fail_rate": {a: fails[a] / pairs for a in alphas},
+            "single_test_rate": {t: sum(p < t for p in pvals) / n for t in (0.01, 0.05, 0.10)},
+            "alarms_at_first_alpha": alarms}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check"), action="append")
+    ap.add_argument("--reps", type=int, default=None, help="replications (toy 1000, real 400)")
+    ap.add_argument("--deals", type=int, default=None, help="deals per replication (toy 2000, real 1000)")
+    ap.add_argument("--pairs", type=int, default=40)
+    args = ap.parse_args()
+    which = args.only or ["toy", "real", "real-until", "spread", "check"]
+    result = {}
+    for name in which:
+        t0 = time.perf_counter()
+        if name == "toy":
+            r = toy_coverage(args.reps or 1000, args.deals or 2000)
+        elif name == "real":
+            r = real_coverage(args.reps or 400, args.deals or 1000)
+        elif name == "real-until":
+            r = real_until_ci(args.reps or 400)
+        elif name == "spread":
+            r = spread()
+        else:
+            r = check_false_alarms(args.pairs)
+        r["seconds"] = round(time.perf_counter() - t0, 1)
+        result[name] = r
+        print(f"== {name} ({r['seconds']} s)")
+        for k, v in r.items():
+            if k in ("coverage", "ratios", "family_fail_rate", "single_test_rate"):
+                for kk, vv in v.items():
+                    flag = ""
+                    if k == "coverage" and "old" not in kk:
+                        flag = "" if GOAL[0] <= vv <= GOAL[1] else "   <-- outside 0.93-0.97"
+                    print(f"  {kk:45} {vv if not isinstance(vv, float) else round(vv, 4)}{flag}")
+            elif k != "counts":
+                print(f"  {k}: {v}")
+        sys.stdout.flush()
+    print(json.dumps(result, default=str))
+
+
+if __name__ == "__main__":
+    main()
