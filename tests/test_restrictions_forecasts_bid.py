@@ -110,12 +110,14 @@ class RestrictedRef(ref.Game):
             k = 0
             if action != "pass":
                 k = 1
-                self.decisions += 1
         else:
-            action = offered[self.choose(s, len(offered))]
-            k = 0
-            if action != "pass":
-                k = 1 + self.choose(s, self.spend[s])
+            # one draw over the distinct actions the restriction leaves (the reference's order:
+            # Pass, Draw 1 .. n, Buy 1 .. m; a larger k would take the same cards)
+            n = min(self.spend[s], len(draw_deck)) if "draw" in offered else 0
+            m = min(self.spend[s], len(market)) if "buy" in offered else 0
+            actions = [("pass", 0)] + [("draw", k) for k in range(1, n + 1)] + \
+                [("buy", k) for k in range(1, m + 1)]
+            action, k = actions[self.choose(s, len(actions))]
         if action == "pass":
             self.count["market_pass"] += 1
             return action
