@@ -91,3 +91,20 @@ class Counter:
 class Tables:
     """Extra per-variant metrics a game derives from its counter sums (name -> value)."""
     metrics: dict = field(default_factory=dict)
+
+
+# A seat row of the int64 ``seats`` array: [policy code, arg0, arg1, arg2, forbid mask, watch mask].
+# ``forbid`` bits are restrictions the seat obeys (restricted play, ``POLICY+RESTRICTION``); ``watch``
+# bits are only counted (how often an unrestricted seat takes what a restriction would forbid).
+# A seats array narrower than SEAT_WIDTH has neither (older callers and hand-built tests).
+SEAT_WIDTH = 6
+SEAT_FORBID = 4
+SEAT_WATCH = 5
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """A kind of choice a seat may be forbidden: ``name`` as typed after ``+``, its ``bit``."""
+    name: str
+    bit: int
+    help: str
