@@ -407,7 +407,7 @@ def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys
 
 @jit
 def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, leader, played, k,
-             led_suit, best_card, pol, keys, ctrs, slot, me, forbid):
+             led_suit, best_card, pol, keys, ctrs, slot, me=-1, forbid=0):
     """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``;
     seat ``me``'s cube moves obey its restriction bits ``forbid``.
 
@@ -503,7 +503,7 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
 @jit
 def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-               budget, rpol, keys, ctrs, slot, mcstat, forbid):
+               budget, rpol, keys, ctrs, slot, mcstat, forbid=0):
     """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples.
 
     kind 0: forecast (options = F_HOT/F_COLD); 1: card (options = cards); 2: cube move

@@ -207,14 +207,17 @@ def _daily_date(date: str | None) -> tuple[dict, dict]:
 
 def resolve_job(game: str, variant: str | None, players: int | None, policy: str | None,
                 rules: dict, date: str | None = None) -> cfg.Job:
-    """The all-base job ablate starts from (daily-weather: one date, default 1 January)."""
+    """The all-base job ablate starts from (default policy: the game's heuristic; daily-weather:
+    one date, default 1 January this year)."""
     labels = {}
     if game == "daily-weather":
         drules, labels = _daily_date(date)
         rules = {**drules, **rules}
     elif date is not None:
         raise SimError("--date is for daily-weather only")
-    (job,) = cfg.expand(game, variant, players, policy=policy or "heuristic", rules=rules, labels=labels)
+    if policy is None:  # the game's heuristic: code 1 (daily-weather's greedy)
+        policy = next((k for k, v in cfg.game_module(game).POLICIES.items() if v == 1), "random")
+    (job,) = cfg.expand(game, variant, players, policy=policy, rules=rules, labels=labels)
     if game == "daily-weather":
         from kernels import daily_weather as dw
         job.params = dw.with_cards(job.params)  # the card data travels with the job

@@ -266,7 +266,7 @@ def sweep_cmd(
 def ablate_cmd(
     game: Annotated[str, typer.Argument(help="game id")],
     variant: VariantOpt = None, players: PlayersOpt = None,
-    policy: Annotated[Optional[str], typer.Option("--policy", help="base policy of every seat (default heuristic)")] = None,
+    policy: Annotated[Optional[str], typer.Option("--policy", help="base policy of every seat (default: the game's heuristic)")] = None,
     restrictions: Annotated[Optional[str], typer.Option("--restrictions", help="comma-separated restrictions (default: every one; see `simcli list`)")] = None,
     games: Annotated[int, typer.Option("--games", min=1, help="deals per restriction (each replayed once per seat)")] = 20_000,
     seed: SeedOpt = None, rule: RuleOpt = None, threads: ThreadsOpt = None, out: OutOpt = None,

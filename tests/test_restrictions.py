@@ -196,15 +196,16 @@ def test_random_always_advisory_picks_uniformly_among_double_moves():
 
 
 def test_random_forced_forecast_takes_no_draw():
-    """hot-only leaves one forecast: no draw, so the seat's later draws are those of a seat
-    whose forecast draws are skipped - the same card plays as a random seat with the same hands
-    would make after that many fewer draws. Checked indirectly: the Hot share is exactly 1 and
-    the other seats' (unrestricted) forecasts are untouched by seat 0's restriction."""
-    job = cfg.resolve(CUBES, "base", 4, seats="random+hot-only,random,random,random")
-    base = cfg.resolve(CUBES, "base", 4, policy="random")
-    for (ev, bev) in zip(_events(job, 30), _events(base, 30)):
-        f = ev[ev[:, 0] == fc.E_FORECAST]
-        b = bev[bev[:, 0] == fc.E_FORECAST]
-        assert (f[f[:, 1] == 0][:, 3] == fc.F_HOT).all()
-        # round 0's forecasts come before any card play: the other seats' are the same draws
-        np.testing.assert_array_equal(f[(f[:, 1] > 0) & (f[:, 2] == 0)], b[(b[:, 1] > 0) & (b[:, 2] == 0)])
+    """hot-only leaves one forecast, so seat 0 draws nothing for it: leading round 0's first trick
+    from its whole hand (10 cards) it uses its SEAT stream's draw 0; unrestricted, draw 1."""
+    from kernels import rng
+    for pol, ctr in (("random+hot-only", 0), ("random", 1)):
+        job = cfg.resolve(CUBES, "base", 4, seats=f"{pol},random,random,random")
+        for g in range(20):
+            _, ev = trace_rows(job, 11, g)
+            hand = ev[(ev[:, 0] == fc.E_DEAL) & (ev[:, 1] == 0) & (ev[:, 2] == 0)][0, 3]
+            first = ev[ev[:, 0] == fc.E_PLAY][0]      # code, seat, round, trick, card
+            assert first[1:4].tolist() == [0, 0, 0]
+            keys = np.array([rng.stream_key(11, g, rng.SEAT, 0)], dtype=np.uint64)
+            k = rng.below(keys, np.array([ctr], dtype=np.int64), 0, 10)
+            assert first[4] == [c for c in range(52) if (int(hand) >> c) & 1][k], (pol, g)
