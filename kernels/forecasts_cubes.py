@@ -32,7 +32,7 @@ from .cards import (
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .rng import _S32
-from .spec import Counter, Event, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
 
 GAME_ID = "forecasts-cubes"
 VERSION = 3  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code);
@@ -58,6 +58,16 @@ POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
 # mc:BUDGET:ROLLOUT - rollouts per option (determinisations shared across options) and the
 # policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+
+# ---- restrictions (policy modifiers ``POLICY+NAME``: bits of a seat row's forbid mask) ----------
+RX_NO_ADVISORY, RX_ALWAYS_ADVISORY, RX_HOT_ONLY, RX_COLD_ONLY = range(4)
+RESTRICTIONS = (
+    Restriction("no-advisory", RX_NO_ADVISORY, "never play the Weather Advisory (move one cube)"),
+    Restriction("always-advisory", RX_ALWAYS_ADVISORY,
+                "play the Weather Advisory at the first chance (the first trick won with a double move offered)"),
+    Restriction("hot-only", RX_HOT_ONLY, "always forecast Hot"),
+    Restriction("cold-only", RX_COLD_ONLY, "always forecast Cold"),
+)
 
 # ---- constants ----------------------------------------------------------------------------
 HOT, NEUTRAL, COLD = 0, 1, 2
@@ -92,7 +102,13 @@ COUNTERS = (
     Counter("no_move_tricks", "tricks won with no legal cube move"),
     Counter("mc_rollouts", "rollouts played by search (mc) seats"),
     Counter("mc_rollout_plays", "card plays simulated inside those rollouts"),
-) + tuple(Counter(f"final_hot_{k}", f"rounds ending with {k} Hot cubes") for k in range(10))
+) + tuple(Counter(f"final_hot_{k}", f"rounds ending with {k} Hot cubes") for k in range(10)) + (
+    Counter("restriction_forbidden",
+            "decisions at which a seat with a watch bit took an option in its watched set"),
+    Counter("restriction_yielded",
+            "decisions at which a restricted seat found every legal option forbidden"),
+)
+C_RX_FORBIDDEN, C_RX_YIELDED = C_FINAL_HOT + 10, C_FINAL_HOT + 11
 N_COUNTERS = len(COUNTERS)
 
 # ---- trace events -------------------------------------------------------------------------
@@ -396,6 +412,36 @@ def winning_moves(hot, neutral, cold, red, singles, doubles, w, score, correct, 
     return keep_s, keep_d
 
 
+# ---- restrictions as small functions (scalars only: they run in the hot loop) -------------------
+@jit(inline='always')
+def forbidden_forecasts(mask):
+    """Forecasts (bit F_HOT, bit F_COLD) that restriction bits ``mask`` forbid."""
+    return (((mask >> RX_HOT_ONLY) & 1) << F_COLD) | (((mask >> RX_COLD_ONLY) & 1) << F_HOT)
+
+
+@jit(inline='always')
+def restrict_moves(mask, singles, doubles):
+    """(singles, doubles, yielded): the cube moves left to a seat with restriction bits ``mask``.
+    When every offered move is forbidden the restriction yields (all are left, yielded = 1)."""
+    s2 = singles
+    d2 = doubles
+    if (mask >> RX_NO_ADVISORY) & 1:
+        d2 = 0
+    if (mask >> RX_ALWAYS_ADVISORY) & 1 and doubles != 0:
+        s2 = 0
+    if s2 == 0 and d2 == 0:
+        return singles, doubles, 1
+    return s2, d2, 0
+
+
+@jit(inline='always')
+def move_forbidden(mask, doubles, size):
+    """Whether moving ``size`` cubes is an option restriction bits ``mask`` forbid."""
+    if size == 2:
+        return (mask >> RX_NO_ADVISORY) & 1
+    return (mask >> RX_ALWAYS_ADVISORY) & 1 if doubles != 0 else 0
+
+
 
 # ---- search player (mc) -------------------------------------------------------------------
 # What an mc seat may use: its own hand, its own forecast, every card played this round and by
@@ -407,16 +453,17 @@ def winning_moves(hot, neutral, cold, red, singles, doubles, w, score, correct, 
 @jit(inline='always')
 def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys, ctrs, slot):
     """(size, option) for a random or heuristic mover; draws on stream ``slot``."""
-    if pol == P_HEURISTIC:
-        return heuristic_move(cubes, red, forecast_w, can_double)
+    if pol == P_HEURISTIC:  # its best among the moves given (a restriction may have cut them)
+        return heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast_w, singles, doubles)
     n = popcount(singles) + popcount(doubles)
     return nth_move(singles, doubles, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
 
 
 @jit
 def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, leader, played, k,
-             led_suit, best_card, pol, keys, ctrs, slot):
-    """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``.
+             led_suit, best_card, pol, keys, ctrs, slot, me=-1, forbid=0):
+    """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``;
+    seat ``me``'s cube moves obey its restriction bits ``forbid``.
 
     Works on the arrays it is given (the caller passes copies). Returns card plays simulated.
     """
@@ -443,6 +490,8 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
         singles = legal_moves(cubes, red, 1)
         if singles:
             doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
+            if w == me and forbid != 0:
+                singles, doubles, _ = restrict_moves(forbid, singles, doubles)
             size, option = _choose_move(pol, cubes, red, forecast[w], doubles != 0, singles, doubles,
                                         keys, ctrs, slot)
             cubes[move_source(red, option)] -= size
@@ -508,12 +557,13 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
 @jit
 def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-               budget, rpol, keys, ctrs, slot, mcstat):
+               budget, rpol, keys, ctrs, slot, mcstat, forbid=0):
     """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples.
 
     kind 0: forecast (options = F_HOT/F_COLD); 1: card (options = cards); 2: cube move
     (options = size * 2 + option). Each sample re-deals hidden cards once and plays every
-    option forward from it (common random numbers); ties go to the earlier option.
+    option forward from it (common random numbers); ties go to the earlier option. ``me``'s
+    moves in the rollouts obey its restriction bits ``forbid``.
     """
     total = np.zeros(n_opt, dtype=np.int64)
     det = np.zeros(P, dtype=np.int64)
@@ -565,7 +615,7 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
                 ls = -1
                 bc = -1
             mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
-                                  rpol, keys, ctrs, slot)
+                                  rpol, keys, ctrs, slot, me, forbid)
             mcstat[0] += 1
             pts, _ = round_points(c2, f2[me])
             total[i] += pts
@@ -589,7 +639,8 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
                 n += 1
     return options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
                               t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
-                              seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat)]
+                              seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat,
+                              seats[w, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0)]
 
 
 # ---- one game --------------------------------------------------------------------------------
@@ -667,6 +718,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     cold_ok = 0
     sum_hot = 0
     sum_neutral = 0
+    rx_forbidden = 0
+    rx_yielded = 0
+    wide = seats.shape[1] > SEAT_WATCH     # restriction masks present (spec.SEAT_WIDTH rows)
     rec = ev.shape[0] > 0
     for rnd in range(n_rounds):
         # deal: a pure function of (seed, game, round)
@@ -693,7 +747,14 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         # forecasts, secretly, after seeing the hand
         for s in range(P):
             pol = seats[s, 0]
-            if pol == P_RANDOM:
+            fb = seats[s, SEAT_FORBID] if wide else 0
+            left = 3 & ~forbidden_forecasts(fb)     # forecasts left: bit F_HOT, bit F_COLD
+            if left == 0:                           # hot-only + cold-only: the restriction yields
+                rx_yielded += 1
+                left = 3
+            if left != 3:                           # one forecast left: no draw, no search
+                forecast[s] = F_HOT if left == 1 << F_HOT else F_COLD
+            elif pol == P_RANDOM:
                 forecast[s] = rng.below(keys, ctrs, s, 2)
             elif pol == P_HEURISTIC or search is None:
                 forecast[s] = heuristic_forecast(hands[s])
@@ -703,7 +764,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 forecast[s] = options[_mc_choose(0, s, options, 2, hands, cubes, forecast, adv_left,
                                                  advisory_on, P, 0, n_tricks, leader, played, 0, -1, -1,
                                                  voids, round_played, False, seats[s, 1], seats[s, 2],
-                                                 keys, ctrs, P + 1 + s, mcstat)]
+                                                 keys, ctrs, P + 1 + s, mcstat, fb)]
+            if wide and (forbidden_forecasts(seats[s, SEAT_WATCH]) >> forecast[s]) & 1:
+                rx_forbidden += 1
             decisions += 1
             if rec:
                 record_event(ev, ev_n, E_FORECAST, s, rnd, forecast[s])
@@ -749,7 +812,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                     c = options[_mc_choose(1, s, options, n, hands, cubes, forecast, adv_left, advisory_on,
                                            P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
                                            round_played, False, seats[s, 1], seats[s, 2], keys, ctrs,
-                                           P + 1 + s, mcstat)]
+                                           P + 1 + s, mcstat, seats[s, SEAT_FORBID] if wide else 0)]
                 decisions += 1
                 if search is not None:  # what a search seat may know: shown voids, cards played this round
                     if k > 0 and c // N_RANKS != led_suit:
@@ -784,19 +847,26 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 if advisory_on and adv_left[w] == 1:
                     doubles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 2)
                 offered = doubles != 0
-                # the game's last move settles the game: a move that wins is taken (RULINGS)
+                # what the winner's restriction leaves (unrestricted: sing = singles, doub = doubles)
+                sing = singles
+                doub = doubles
+                if wide and seats[w, SEAT_FORBID] != 0:
+                    sing, doub, y = restrict_moves(seats[w, SEAT_FORBID], singles, doubles)
+                    rx_yielded += y
+                # the game's last move settles the game: a move that wins, among those left, is
+                # taken (RULINGS)
                 final = rnd == n_rounds - 1 and t == n_tricks - 1
                 if final:
-                    singles, doubles = winning_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
-                                                     singles, doubles, w, score, correct, adv_left,
-                                                     forecast, advisory_on, P)
+                    sing, doub = winning_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
+                                               sing, doub, w, score, correct, adv_left,
+                                               forecast, advisory_on, P)
                 pol = seats[w, 0]
-                n = popcount(singles) + popcount(doubles)
-                if pol == P_RANDOM:   # one draw over every legal move, as _choose_move
-                    size, option = nth_move(singles, doubles,
+                n = popcount(sing) + popcount(doub)
+                if pol == P_RANDOM:   # one draw over every move left, as _choose_move
+                    size, option = nth_move(sing, doub,
                                             _draw_ahead(keys, ctrs, nxt, w, n) if n > 1 else 0)
                 elif search is not None and pol == P_MC and n > 1 and not final:
-                    pick = _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left,
+                    pick = _mc_move(w, red, sing, doub, hands, cubes, forecast, adv_left,
                                     advisory_on, P, t, n_tricks, played, voids, round_played, seats,
                                     keys, ctrs, options, mcstat)
                     size = pick // 2
@@ -804,7 +874,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 else:
                     # (also mc's last move of the game: its round points are exact, no search)
                     size, option = heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
-                                                    forecast[w], singles, doubles)
+                                                    forecast[w], sing, doub)
+                if wide and move_forbidden(seats[w, SEAT_WATCH], doubles, size):
+                    rx_forbidden += 1
                 decisions += 1
                 if offered and rec:
                     record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
@@ -851,6 +923,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     out[row, col_counter(P, C_ROUND_NEUTRAL)] = sum_neutral
     out[row, col_counter(P, C_ROUND_COLD)] = n_rounds * N_CUBES - sum_hot - sum_neutral
     out[row, col_counter(P, C_NO_MOVE)] = no_move
+    out[row, col_counter(P, C_RX_FORBIDDEN)] = rx_forbidden
+    out[row, col_counter(P, C_RX_YIELDED)] = rx_yielded
     _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n, tkeys)
     out[row, col_counter(P, C_MC_ROLLOUTS)] = mcstat[0]
     out[row, col_counter(P, C_MC_PLAYS)] = mcstat[1]

@@ -22,7 +22,7 @@ from .cards import (
     card_name, lowest_bit, nth_bit, popcount,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import Counter, Event, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
 
 GAME_ID = "sudden-skies"
 VERSION = 2  # 2: mc reveals a flush whenever offered (also with take_win = false)
@@ -57,6 +57,17 @@ POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
 # mc:BUDGET:ROLLOUT - samples per decision (each option is played forward from every sample)
 # and the policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+
+# ---- restrictions (policy modifiers ``POLICY+NAME``: bits of a seat row's forbid mask) ----------
+RX_NO_WIND, RX_NO_SUN, RX_NO_THUNDER, RX_NO_CLOUD, RX_NO_WEATHER = range(5)
+RESTRICTIONS = (
+    Restriction("no-wind", RX_NO_WIND, "never play a Diamond as weather (Wind)"),
+    Restriction("no-sun", RX_NO_SUN, "never play a Heart as weather (Sun)"),
+    Restriction("no-thunder", RX_NO_THUNDER, "never play a Spade as weather (Thunder)"),
+    Restriction("no-cloud", RX_NO_CLOUD, "never play a Club as weather (Cloud)"),
+    Restriction("no-weather", RX_NO_WEATHER,
+                "never play a weather card unless it is the only action (draw pile empty)"),
+)
 
 REPORT_NOTES = (
     "sudden-skies score: 1 for the winner, 0 for everyone else (the rulebook names only a "
@@ -126,12 +137,14 @@ LOC_PILE = MAX_PLAYERS
 ST_POSS = ST_EV + 5                    # [4 * 5] POSS[o * N_LOC + L]: cards o cannot rule out at L
 ST_KSLOT = ST_POSS + MAX_PLAYERS * N_LOC   # [4] draw-pile ring slots holding o's own discards
 ST_MCARG = ST_KSLOT + MAX_PLAYERS      # [4 * 2] each seat's mc budget and rollout policy
-ST_CTR = ST_MCARG + 2 * MAX_PLAYERS    # the game's counters
+ST_FORBID = ST_MCARG + 2 * MAX_PLAYERS # [4] each seat's restriction bits (RESTRICTIONS)
+ST_WATCH = ST_FORBID + MAX_PLAYERS     # [4] each seat's watched restriction bits (only counted)
+ST_CTR = ST_WATCH + MAX_PLAYERS        # the game's counters
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 (C_WINNER_TURNS, C_THUNDER, C_SUN, C_WIND, C_CLOUD, C_SKIPS, C_FORCED_KEEPS, C_WEATHER_DRAWS,
  C_TIMEOUTS, C_STALEMATES, C_PASSES, C_DRAW_DISCARDS, C_PILE_EMPTIED, C_MC_ROLLOUTS,
- C_MC_PLAYS) = range(15)
+ C_MC_PLAYS, C_RX_FORBIDDEN, C_RX_YIELDED) = range(17)
 C_WEATHER_BY_SUIT = C_THUNDER   # C_THUNDER + suit: Spades, Hearts, Diamonds, Clubs
 COUNTERS = (
     Counter("winner_turns", "turns taken by the winner (its skipped turns and the reveal included)"),
@@ -149,6 +162,10 @@ COUNTERS = (
     Counter("pile_emptied", "games in which the draw pile ran out"),
     Counter("mc_rollouts", "rollouts played by search (mc) seats"),
     Counter("mc_rollout_plays", "turns simulated inside those rollouts"),
+    Counter("restriction_forbidden",
+            "decisions at which a seat with a watch bit took an option in its watched set"),
+    Counter("restriction_yielded",
+            "decisions at which a restricted seat found every legal option forbidden"),
 )
 N_COUNTERS = len(COUNTERS)
 STATE_SIZE = ST_CTR + N_COUNTERS
@@ -261,6 +278,9 @@ def new_state(params, seats):
         st[ST_POLICY + s] = seats[s, 0]
         st[ST_MCARG + 2 * s] = seats[s, 1]
         st[ST_MCARG + 2 * s + 1] = seats[s, 2]
+        if seats.shape[1] > SEAT_WATCH:     # restriction masks present (spec.SEAT_WIDTH rows)
+            st[ST_FORBID + s] = seats[s, SEAT_FORBID]
+            st[ST_WATCH + s] = seats[s, SEAT_WATCH]
     st[ST_PLAYERS] = P
     st[ST_WINNER] = -1
     for i in range(MAX_PLAYERS * MAX_PLAYERS):
@@ -329,6 +349,49 @@ def discard_options(st, s, drawn):
 @jit
 def weather_options(st, s):
     return st[ST_HAND + s]
+
+
+# ---- restrictions: what a restricted seat may still do -----------------------------------------
+@jit(inline='always')
+def forbidden_cards(mask):
+    """The cards restriction bits ``mask`` forbid as weather (a mask of whole suits)."""
+    m = np.int64(0)
+    if (mask >> RX_NO_WIND) & 1:
+        m |= SUIT_MASK[WIND]
+    if (mask >> RX_NO_SUN) & 1:
+        m |= SUIT_MASK[SUN]
+    if (mask >> RX_NO_THUNDER) & 1:
+        m |= SUIT_MASK[THUNDER]
+    if (mask >> RX_NO_CLOUD) & 1:
+        m |= SUIT_MASK[CLOUD]
+    if (mask >> RX_NO_WEATHER) & 1:
+        m |= SUIT_MASK[WIND] | SUIT_MASK[SUN] | SUIT_MASK[THUNDER] | SUIT_MASK[CLOUD]
+    return m
+
+
+@jit(inline='always')
+def restrict_turn(st, s, kinds):
+    """(kinds, weather cards) left to seat s on a free turn by its restriction bits: Weather goes
+    when no hand card may be played as weather. When nothing is left the restriction yields
+    (every offered action, counted in restriction_yielded)."""
+    hand = st[ST_HAND + s]
+    fb = st[ST_FORBID + s]
+    if fb == 0:
+        return kinds, hand
+    allowed = hand & ~forbidden_cards(fb)
+    k = kinds if allowed != 0 else kinds & ~K_WEATHER
+    if k == 0:
+        st[ST_CTR + C_RX_YIELDED] += 1
+        return kinds, hand
+    return k, allowed
+
+
+@jit(inline='always')
+def note_watched(st, s, kind, card):
+    """Count a free-turn choice of seat s that one of its watched restrictions would forbid."""
+    w = st[ST_WATCH + s]
+    if w != 0 and kind == KIND_WEATHER and (forbidden_cards(w) >> card) & 1:
+        st[ST_CTR + C_RX_FORBIDDEN] += 1
 
 
 @jit
@@ -602,15 +665,16 @@ def h_wind_pays(st, me, T):
 
 
 @jit
-def heuristic_plan(st, s, kinds):
+def heuristic_plan(st, s, kinds, allowed):
     """(kind, weather card or -1): reveal; else a tactical Weather with an off-suit card; else
-    Draw-and-Discard; with an empty draw pile, Weather with the least useful card."""
+    Draw-and-Discard; with an empty draw pile, Weather with the least useful card. Only cards
+    in ``allowed`` are played as weather (the hand, less what a restriction forbids)."""
     if kinds & K_REVEAL:
         return KIND_REVEAL, -1
     hand = st[ST_HAND + s]
     if kinds & K_WEATHER:
         T = h_target_suit(st, s, hand)
-        off = hand & ~SUIT_MASK[T]
+        off = hand & ~SUIT_MASK[T] & allowed
         if off:
             spades = off & SUIT_MASK[SPADES]
             if spades:
@@ -632,7 +696,7 @@ def heuristic_plan(st, s, kinds):
                 return KIND_WEATHER, lowest_bit(diamonds)
     if kinds & K_DRAW:
         return KIND_DRAW, -1
-    return KIND_WEATHER, h_least_useful(st, s, hand, hand)
+    return KIND_WEATHER, h_least_useful(st, s, hand, allowed)
 
 
 @jit
@@ -670,13 +734,14 @@ def _pick(mask, keys, ctrs, s):
 
 
 @jit(inline='always')
-def choose_action(st, s, kinds, keys, ctrs):
-    """(kind, weather card or -1) for a free turn with 2+ offered kinds or a Weather."""
+def choose_action(st, s, kinds, allowed, keys, ctrs):
+    """(kind, weather card or -1) for a free turn with 2+ offered kinds or a Weather; weather
+    cards only from ``allowed`` (restrict_turn)."""
     if st[ST_POLICY + s] == P_HEURISTIC:
-        kind, card = heuristic_plan(st, s, kinds)
+        kind, card = heuristic_plan(st, s, kinds, allowed)
         if popcount(kinds) > 1:
             st[ST_DECISIONS] += 1
-        if kind == KIND_WEATHER and popcount(st[ST_HAND + s]) > 1:
+        if kind == KIND_WEATHER and popcount(allowed) > 1:
             st[ST_DECISIONS] += 1
         return kind, card
     n = popcount(kinds)
@@ -687,10 +752,9 @@ def choose_action(st, s, kinds, keys, ctrs):
         kind = lowest_bit(kinds)
     card = -1
     if kind == KIND_WEATHER:
-        hand = weather_options(st, s)
-        if popcount(hand) > 1:
+        if popcount(allowed) > 1:
             st[ST_DECISIONS] += 1
-        card = _pick(hand, keys, ctrs, s)
+        card = _pick(allowed, keys, ctrs, s)
     return kind, card
 
 
@@ -843,7 +907,9 @@ def take_turn(st, s, keys, ctrs):
         card = -1
         st[ST_DECISIONS] += 1
     else:
-        kind, card = choose_action(st, s, kinds, keys, ctrs)
+        left, allowed = restrict_turn(st, s, kinds)
+        kind, card = choose_action(st, s, left, allowed, keys, ctrs)
+        note_watched(st, s, kind, card)
     if kind == KIND_REVEAL:
         do_reveal(st, s)
         return
@@ -1136,6 +1202,9 @@ def _determinize(st, me, extra, rpol, dst, cards, poss, loc, pilec, cap, work, k
                 dst[ST_KNOW + t * MAX_PLAYERS + u] = dst[ST_HAND + u] if seen else 0
     for p in range(MAX_PLAYERS):
         dst[ST_POLICY + p] = rpol
+        if p != me:     # me's rollouts obey its restriction; another seat's is not known to me
+            dst[ST_FORBID + p] = 0
+        dst[ST_WATCH + p] = 0
         dst[ST_PASS + p] = -1
         dst[ST_PASS_TO + p] = -1
         dst[ST_KSLOT + p] = 0
@@ -1268,8 +1337,9 @@ def _to_front(opts, n, code):
 
 
 @jit
-def mc_plan(st, s, kinds, keys, ctrs, slot):
-    """(kind, weather card or -1, target or -1) for seat s's free turn, by search.
+def mc_plan(st, s, kinds, keys, ctrs, slot, allowed=-1):
+    """(kind, weather card or -1, target or -1) for seat s's free turn, by search (weather cards
+    only from ``allowed``, a restricted seat's: restrict_turn; -1 = the whole hand).
 
     A Reveal offered (only reaches here with take_win = false) is taken without search: it wins
     for certain (RULINGS: every policy takes an immediate game-winning action; take_win = false
@@ -1284,13 +1354,14 @@ def mc_plan(st, s, kinds, keys, ctrs, slot):
             st[ST_DECISIONS] += 1
         return KIND_REVEAL, -1, -1
     hand = st[ST_HAND + s]
+    allowed = hand & allowed
     opts = np.empty(MAX_OPTIONS, dtype=np.int64)
     n = 0
     if kinds & K_DRAW:
         opts[n] = _plan_code(KIND_DRAW, -1, -1)
         n += 1
     if kinds & K_WEATHER:
-        h = hand
+        h = allowed
         while h:
             c = lowest_bit(h)
             h &= h - 1
@@ -1302,7 +1373,7 @@ def mc_plan(st, s, kinds, keys, ctrs, slot):
                 for k in range(n_targets(st, s, effect)):
                     opts[n] = _plan_code(KIND_WEATHER, c, target_at(st, s, k))
                     n += 1
-    hk, hc = heuristic_plan(st, s, kinds)
+    hk, hc = heuristic_plan(st, s, kinds, allowed)
     ht = -1
     if hk == KIND_WEATHER and hc // N_RANKS != WIND:
         ht = h_target(st, s, hc // N_RANKS)
@@ -1318,7 +1389,7 @@ def mc_plan(st, s, kinds, keys, ctrs, slot):
     if popcount(kinds) > 1:
         st[ST_DECISIONS] += 1
     if kind == KIND_WEATHER:
-        if popcount(hand) > 1:
+        if popcount(allowed) > 1:
             st[ST_DECISIONS] += 1
         if card // N_RANKS != WIND and n_targets(st, s, card // N_RANKS) > 1:
             st[ST_DECISIONS] += 1
@@ -1371,10 +1442,13 @@ def take_turn_search(st, s, keys, ctrs):
         kind = KIND_REVEAL
         card = -1
         st[ST_DECISIONS] += 1
-    elif mc:
-        kind, card, t = mc_plan(st, s, kinds, keys, ctrs, P + 1 + s)
     else:
-        kind, card = choose_action(st, s, kinds, keys, ctrs)
+        left, allowed = restrict_turn(st, s, kinds)
+        if mc:
+            kind, card, t = mc_plan(st, s, left, keys, ctrs, P + 1 + s, allowed)
+        else:
+            kind, card = choose_action(st, s, left, allowed, keys, ctrs)
+        note_watched(st, s, kind, card)
     if kind == KIND_REVEAL:
         do_reveal(st, s)
         return

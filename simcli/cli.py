@@ -62,6 +62,7 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
             "rules": [{"name": r.name, "default": r.default, "domain": r.domain(), "help": r.help}
                       for r in mod.RULES],
             "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
+            "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
         })
     if as_json:
         typer.echo(json.dumps(info, indent=2))
@@ -79,6 +80,10 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
             typer.echo(f"    {r['name']} = {str(r['default']).lower() if isinstance(r['default'], bool) else r['default']}"
                        f"  [{r['domain']}]  {r['help']}")
         typer.echo(f"  policies: {', '.join(g['policies'])}")
+        if g["restrictions"]:
+            typer.echo("  restrictions (POLICY+NAME, e.g. heuristic+" + g["restrictions"][0]["name"] + "):")
+            for r in g["restrictions"]:
+                typer.echo(f"    {r['name']}  {r['help']}")
 
 
 RotateOpt = Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies (paired policy comparison)")]
@@ -138,6 +143,25 @@ def sweep_cmd(
     execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers),
                     rotate or settings["rotate"], until_ci, show_progress(no_progress), False, fmt, html,
                     output, {"axes": axes, "sweep_file": str(file)}, None, typer.echo))
+
+
+@app.command("ablate")
+def ablate_cmd(
+    game: Annotated[str, typer.Argument(help="game id")],
+    variant: VariantOpt = None, players: PlayersOpt = None,
+    policy: Annotated[Optional[str], typer.Option("--policy", help="base policy of every seat (default: the game's heuristic)")] = None,
+    restrictions: Annotated[Optional[str], typer.Option("--restrictions", help="comma-separated restrictions (default: every one; see `simcli list`)")] = None,
+    games: Annotated[int, typer.Option("--games", min=1, help="deals per restriction (each replayed once per seat)")] = 20_000,
+    seed: SeedOpt = None, rule: RuleOpt = None, threads: ThreadsOpt = None, out: OutOpt = None,
+    fmt: FormatOpt = "parquet", chunk: ChunkOpt = 1 << 16, html: HtmlOpt = False,
+    date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+) -> None:
+    """What each option is worth: one restricted seat vs the base policy on the same deals."""
+    from . import ablate
+    ablate.ablate_cmd(game, variant, players, policy, restrictions, games,
+                      DEFAULT_SEED if seed is None else seed, threads, chunk, rule, _output(out, force),
+                      fmt, html, date, show_progress(no_progress), typer.echo)
 
 
 @app.command("report")

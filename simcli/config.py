@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 
 import kernels
+from kernels.spec import SEAT_FORBID, SEAT_WIDTH
 from .errors import SimError
-
-SEAT_WIDTH = 4  # seats array row: [policy code, arg0, arg1, arg2]
 
 
 def configs_dir() -> Path:
@@ -92,14 +91,18 @@ class Job:
         return f"{self.game}/{self.variant}/{self.players}p [{self.policy_label}]"
 
 
-def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None) -> tuple[str, np.ndarray]:
-    """``name`` or ``name:arg:arg`` -> (canonical text with every argument, seats row).
+def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None,
+                 restrictions: tuple = ()) -> tuple[str, np.ndarray]:
+    """``name[:arg:arg][+restriction...]`` -> (canonical text with every argument, seats row).
 
     ``arg_specs`` (a module's ``POLICY_ARGS``) gives, per parameterised policy, its arguments as
     ``(name, default, lo, hi)`` for numbers or ``(name, default_policy_name, None, None)`` for a
     policy argument (stored as that policy's code). Missing arguments take their defaults.
+    ``restrictions`` (a module's ``RESTRICTIONS``) are the names allowed after ``+``: their bits
+    go to the row's forbid mask, and the label lists them in declaration order.
     """
-    parts = [p.strip().lower() for p in spec.strip().split(":")]
+    base, *rnames = [p.strip().lower() for p in spec.strip().split("+")]
+    parts = [p.strip() for p in base.split(":")]
     name = parts[0]
     if name not in valid:
         raise SimError(f"unknown policy {spec.strip()!r}; valid policies: {', '.join(valid)}")
@@ -131,7 +134,17 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
     # an argument whose default is 0 means "as the rules say": left out of the label when unset
     while len(words) > 1 and specs[len(words) - 2][1] == 0 and words[-1] == "0":
         words.pop()
-    return ":".join(words), row
+    by_name = {r.name: r for r in restrictions}
+    for r in rnames:
+        if r not in by_name:
+            raise SimError(f"policy {spec.strip()!r}: unknown restriction {r!r}; valid restrictions: "
+                           f"{', '.join(by_name) or '(none for this game)'}")
+        row[SEAT_FORBID] |= 1 << by_name[r].bit
+    label = ":".join(words)
+    for r in restrictions:  # declaration order, each once
+        if (int(row[SEAT_FORBID]) >> r.bit) & 1:
+            label += "+" + r.name
+    return label, row
 
 
 def encode_rules(mod, overrides: dict) -> tuple[dict, np.ndarray]:
@@ -203,7 +216,7 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
     names, rows = [], []
     arg_specs = getattr(mod, "POLICY_ARGS", {})
     for spec in specs:
-        name, row = parse_policy(spec, valid, arg_specs)
+        name, row = parse_policy(spec, valid, arg_specs, getattr(mod, "RESTRICTIONS", ()))
         names.append(name)
         rows.append(row)
     for fixed in mod.extra_seats(players, params):

@@ -31,7 +31,10 @@ import polars as pl
 
 from .errors import SimError
 
-TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates", "tune")
+TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates", "tune", "ablations")
+# metrics that compare seats which chose to use an option with seats that did not: correlations,
+# not the option's value (a seat mostly uses it when behind); `simcli ablate` measures the value
+CORRELATIONAL = ("advisory_effect", "advisory_user_win_share", "advisory_nonuser_win_share")
 BASE_KEYS = ("game", "variant", "players", "policies")
 SWEEP_METRICS = (("seat0_win_share", "win share of seat 0"), ("seat0_advantage", "seat-0 advantage"),
                  ("balance", "balance"), ("tie_rate", "tie rate"), ("length_mean", "mean game length"))
@@ -97,7 +100,7 @@ def read_report(report_dir: Path) -> tuple[dict[str, pl.DataFrame], dict]:
             if p.is_file():
                 tables[name] = _read(p)
                 break
-    if "seats" not in tables and "variants" not in tables:
+    if "seats" not in tables and "variants" not in tables and "ablations" not in tables:
         raise SimError(f"{d} is not a simcli report folder (no seats/variants tables)")
     meta = {}
     mp = d / "meta.json"
@@ -480,6 +483,13 @@ def _counter_table(cnt: pl.DataFrame) -> str:
     if not cnt.height or "metric" not in cnt.columns or "value" not in cnt.columns:
         return ""
     pairs = [list(r) for r in cnt.select("metric", "value").iter_rows()]
+    corr = [m for m, _ in pairs if m in CORRELATIONAL]
+    note = ""
+    if corr:
+        note = (f'<p class="note">{esc(", ".join(corr))}: correlations, not causes. They compare seats '
+                "that chose to use the option with seats that did not, and a seat mostly uses it when "
+                "it is behind. What the option is worth is measured by <code>simcli ablate</code> "
+                "(restricted play on the same deals).</p>")
     ncol = 1 if len(pairs) <= 8 else 2 if len(pairs) <= 24 else 3
     per = math.ceil(len(pairs) / ncol)
     rows = []
@@ -489,7 +499,41 @@ def _counter_table(cnt: pl.DataFrame) -> str:
             k = c * per + i
             row += pairs[k] if k < len(pairs) else ["", ""]
         rows.append(row)
-    return _table(["metric", "value"] * ncol, rows)
+    return note + _table(["metric", "value"] * ncol, rows)
+
+
+def _ablations_section(figs: _Figures, abl: pl.DataFrame) -> str:
+    """What each option is worth: the ablations table and its differences with intervals."""
+    kind = "success rate" if "success_rate_base" in abl.columns else "win share"
+    intro = ('<p>Each row: one seat plays the base policy with one restriction against the base '
+             f"policy, seat-rotated, on the same deals as the all-base game; <code>diff</code> is the "
+             f"restricted seat's {kind} minus the base seat's (negative: the forbidden option is worth "
+             "that much to the base policy). <code>p_holm</code> is Holm-corrected across the "
+             "restrictions; <code>forbidden_per_game</code> is how often the base policy took the "
+             "forbidden option per seat and game (near 0: the option is hardly used, so its "
+             "<code>diff</code> is near 0 whatever it is worth).</p>")
+    img = ""
+    if figs.room():
+        labels = [f"+{r['restriction']}" + ("" if abl["game"].n_unique() == 1 else f" ({r['game']})")
+                  for r in abl.iter_rows(named=True)]
+        h = 0.9 + 0.32 * max(len(labels), 1)
+        fig, axes = figs.new(7.5, h, left=2.2, bottom=0.55, top=0.3)
+        ax = axes[0][0]
+        ys = list(range(len(labels)))
+        for y, r in zip(ys, abl.iter_rows(named=True)):
+            m, lo, hi = r["diff"], r["ci_low"], r["ci_high"]
+            if not _finite(m):
+                continue
+            err = [[max(m - lo, 0.0)], [max(hi - m, 0.0)]] if _finite(lo, hi) else None
+            ax.errorbar([m], [y], xerr=err, fmt="o", color="#2b5797", capsize=4, markersize=5)
+        ax.axvline(0.0, color="#999", linestyle="--", linewidth=1)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel(f"{kind}: restricted minus base (95% interval)", fontsize=8)
+        ax.grid(axis="x", alpha=.3)
+        img = figs.img(fig, f"ablations: {kind} difference per restriction")
+    return intro + img + _table(abl.columns, [list(r) for r in abl.iter_rows()])
 
 
 def _overview(jobs: list[dict], metrics: list[dict], keys: list[str]) -> str:
@@ -759,6 +803,9 @@ def render_html(report_dir: Path) -> str:
     if tune is not None and tune.height:
         sections.append("<h2 id=\"tune\">Which rule value balances it? (tune)</h2>"
                         + _tune_section(tune, meta, report_dir))
+    abl = tables.get("ablations")
+    if abl is not None and abl.height:
+        sections.append("<h2 id=\"ablations\">What each option is worth</h2>" + _ablations_section(figs, abl))
     dates = tables.get("dates")
     if dates is not None and dates.height:
         sections.append("<h2 id=\"dates\">Success rate by date</h2>" + _dates_section(figs, dates))
@@ -796,6 +843,8 @@ def render_html(report_dir: Path) -> str:
         job_html.append("".join(parts))
 
     toc = ['<ul class="toc">', '<li><a href="#run">What was run</a></li>']
+    if abl is not None and abl.height:
+        toc.append('<li><a href="#ablations">What each option is worth</a></li>')
     if len(jobs) > 1:
         toc.append('<li><a href="#overview">Overview of all jobs</a></li>')
     if tune is not None and tune.height:

@@ -134,7 +134,7 @@ def test_mc_results_are_identical_across_threads_and_chunks():
 
 def test_mc_policy_spec_and_counters():
     job = cfg.resolve("daily-weather", policy="mc")
-    assert job.seats[0].tolist() == [dw.P_MC, 64, dw.P_GREEDY, 0]
+    assert job.seats[0].tolist() == [dw.P_MC, 64, dw.P_GREEDY, 0, 0, 0]
     names = [c.name for c in dw.COUNTERS]
     assert names[-4:] == ["mc_rollouts", "mc_rollout_plays", "restriction_forbidden", "restriction_yielded"]
     assert names.index("measure") == dw.C_MEASURE

@@ -196,5 +196,5 @@ def test_bad_mc_arguments_are_refused(spec, needle):
 
 def test_mc_policy_label_and_seat_row():
     job = cfg.resolve("pgc", players=3, seats="mc,mc:16:random,heuristic")
-    assert job.seats[0].tolist() == [pgc.P_MC, 64, pgc.P_HEURISTIC, 0]
-    assert job.seats[1].tolist() == [pgc.P_MC, 16, pgc.P_RANDOM, 0]
+    assert job.seats[0].tolist() == [pgc.P_MC, 64, pgc.P_HEURISTIC, 0, 0, 0]
+    assert job.seats[1].tolist() == [pgc.P_MC, 16, pgc.P_RANDOM, 0, 0, 0]

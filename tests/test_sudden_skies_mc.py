@@ -437,7 +437,7 @@ def test_bad_mc_arguments_are_refused(spec, needle):
 
 def test_mc_defaults():
     job = cfg.resolve("sudden-skies", policy="mc")
-    assert job.seats[0].tolist() == [MC, 64, H, 0]
+    assert job.seats[0].tolist() == [MC, 64, H, 0, 0, 0]     # no restriction bits
 
 
 # ---- a sure win is taken ---------------------------------------------------------------------------

@@ -33,6 +33,7 @@ COUNTER_NAMES = (
      "round_hot", "round_neutral", "round_cold", "rounds", "no_move_tricks",
      "mc_rollouts", "mc_rollout_plays"]  # search counters: always 0 for random/heuristic seats
     + [f"final_hot_{k}" for k in range(10)]
+    + ["restriction_forbidden", "restriction_yielded"]  # always 0: the reference plays unrestricted
 )
 
 

@@ -18,7 +18,8 @@ REVEAL, DRAW, WEATHER = "reveal", "draw", "weather"
 COUNTER_NAMES = ("winner_turns", "weather_spades", "weather_hearts", "weather_diamonds",
                  "weather_clubs", "skips", "forced_keeps", "weather_draws", "timeouts",
                  "stalemates", "passes", "draw_discards", "pile_emptied",
-                 "mc_rollouts", "mc_rollout_plays")   # the search counters: 0 without mc seats
+                 "mc_rollouts", "mc_rollout_plays",   # the search counters: 0 without mc seats
+                 "restriction_forbidden", "restriction_yielded")  # 0: the reference plays unrestricted
 
 
 def suit(c: int) -> int:

@@ -1,0 +1,281 @@
+"""`simcli ablate`: what each option is worth, measured causally by restricted play (issue #15).
+
+For each restriction of a game (``RESTRICTIONS``, a policy modifier ``POLICY+NAME``), one seat
+plays the base policy with that restriction against P-1 seats of the base policy, seat-rotated,
+and is compared with the all-base game on the same deals (Jaffe et al., "Evaluating Competitive
+Game Balance with Restricted Play", AIIDE 2012). The deal is the unit: per deal, the restricted
+seat's win units summed over the P rotations against the base seat's in the same seat,
+summed over the same rotations (a paired difference, as ``--rotate`` compares policies).
+
+The all-base game is the same game whichever seat is watched (every player seat holds the same
+row), so it is played once per deal with every player seat watching the restriction: its
+player seats' win units and ``restriction_forbidden`` counts summed are exactly the sums over
+the P rotations with one watching seat (tests/test_ablate.py checks this).
+A solo game (``SOLO``) has one seat: its win share is the success rate.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from kernels import layout
+from kernels.spec import SEAT_FORBID, SEAT_WATCH
+from . import config as cfg
+from . import runner, stats
+from .errors import SimError
+
+DEFAULT_GAMES = 20_000
+
+
+@dataclass
+class Ablation:
+    """One restriction of a job: the restricted job (restricted seat 0, to be rotated), the
+    all-base job with every player seat watching the restriction, and their integer tallies."""
+    name: str
+    restricted: cfg.Job
+    base: cfg.Job
+    tally: runner.PolicyTally       # policies: 0 = the restricted seat, 1 = the base seat
+    forbidden: int = 0              # restriction_forbidden summed over the base games' seats
+    yielded: int = 0                # restriction_yielded summed over the restricted games
+
+
+def solo(job: cfg.Job) -> bool:
+    return bool(getattr(job.module, "SOLO", False))
+
+
+def ablations_for(job: cfg.Job, names: list[str] | None = None) -> list[Ablation]:
+    """The ablations of ``job`` (every player seat on one base policy) for restrictions ``names``
+    (default: every restriction of the game, in declaration order)."""
+    mod = job.module
+    declared = {r.name: r for r in getattr(mod, "RESTRICTIONS", ())}
+    if not declared:
+        raise SimError(f"{job.game} declares no restrictions to ablate")
+    if names is None:
+        names = list(declared)
+    for n in names:
+        if n not in declared:
+            raise SimError(f"unknown restriction {n!r} for {job.game}; valid restrictions: {', '.join(declared)}")
+    P = job.players
+    base_label = job.policies[0]
+    if len(set(job.policies[:P])) != 1:
+        raise SimError("ablate compares one restricted seat with the base policy: give --policy, not --seats")
+    valid = cfg.user_policies(mod, P, job.params)
+    out = []
+    for n in dict.fromkeys(names):
+        label, row = cfg.parse_policy(f"{base_label}+{n}", valid, getattr(mod, "POLICY_ARGS", {}),
+                                      tuple(declared.values()))
+        seats = job.seats.copy()
+        seats[0] = row
+        restricted = replace(job, seats=seats, policies=[label] + job.policies[1:])
+        watch = job.seats.copy()
+        watch[:P, SEAT_WATCH] |= 1 << declared[n].bit
+        base = replace(job, seats=watch, policies=list(job.policies))
+        tally = runner.PolicyTally([label, base_label], np.ones(2, dtype=np.int64), P)
+        out.append(Ablation(n, restricted, base, tally))
+    return out
+
+
+def _counter_col(job: cfg.Job, name: str) -> int:
+    names = [c.name for c in job.module.COUNTERS]
+    return layout.col_counter(job.seats.shape[0], names.index(name))
+
+
+def play_chunk(ab: Ablation, seed: int, start: int, stop: int, buf: np.ndarray | None = None) -> np.ndarray:
+    """Fold deals [start, stop) into ``ab``: P rotations of the restricted job, one base game."""
+    P = ab.base.players
+    S = ab.base.seats.shape[0]
+    units = np.zeros((stop - start, 2), dtype=np.int64)
+    yc = _counter_col(ab.restricted, "restriction_yielded")
+    for r, rj in enumerate(runner.rotated_jobs(ab.restricted)):
+        buf = runner.play_chunk(rj, seed, start, stop, buf)
+        units[:, 0] += runner.win_units(buf, S)[:, (P - r) % P]  # rotation r puts seat 0's row at seat -r
+        ab.yielded += int(buf[:, yc].sum())
+    buf = runner.play_chunk(ab.base, seed, start, stop, buf)
+    units[:, 1] = runner.win_units(buf, S)[:, :P].sum(axis=1)
+    ab.forbidden += int(buf[:, _counter_col(ab.base, "restriction_forbidden")].sum())
+    ab.tally.add_games(units)
+    return buf
+
+
+def run_ablations(abls: list[Ablation], games: int, seed: int, threads: int | None = None,
+                  chunk: int = runner.DEFAULT_CHUNK, progress: bool = False) -> list[Ablation]:
+    """Play ``games`` deals (indices 0..games-1) of every ablation; integer tallies only, so the
+    result is the same for any thread count or chunk size."""
+    from tqdm import tqdm
+    runner.set_threads(threads)
+    per_deal = [a.base.players + 1 for a in abls]
+    bar = tqdm(total=games * sum(per_deal), unit="game", unit_scale=True, disable=not progress,
+               file=sys.stderr, dynamic_ncols=True, leave=False)
+    try:
+        for a, k in zip(abls, per_deal):
+            bar.set_description(f"{a.base.describe()} +{a.name}")
+            buf = None
+            for start, stop in runner.plan_chunks(0, games, chunk):
+                buf = play_chunk(a, seed, start, stop, buf)
+                bar.update((stop - start) * k)
+    finally:
+        bar.close()
+    return abls
+
+
+def holm_adjusted(pvalues: list[float]) -> list[float]:
+    """Holm step-down adjusted p-values (compare each with the family-wise alpha)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adj = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        p = pvalues[i]
+        running = max(running, min(1.0, (m - rank) * p) if p == p else 1.0)
+        adj[i] = running
+    return adj
+
+
+def ablations_table(abls: list[Ablation]) -> pl.DataFrame:
+    """Table ``ablations``: one row per restriction, sorted by ``diff`` (docs/reports.md)."""
+    rows = []
+    for a in abls:
+        job, pt = a.base, a.tally
+        r_share = stats.policy_share(pt, 0)[0]
+        b_share = stats.policy_share(pt, 1)[0]
+        d = stats.paired_difference(pt, 0, 1)
+        seat_games = max(pt.games * job.players, 1)
+        rows.append({
+            "game": job.game, "variant": job.variant, "players": job.players,
+            "policy": job.policies[0], "restriction": a.name, "deals": pt.games,
+            "share_restricted": r_share, "share_base": b_share, **d,
+            "forbidden_per_game": a.forbidden / seat_games,
+            "yielded_per_game": a.yielded / seat_games,
+        })
+    for row, p in zip(rows, holm_adjusted([r["p_value"] for r in rows])):
+        row["p_holm"] = p
+    kind = "success_rate" if abls and solo(abls[0].base) else "win_share"
+    order = ["game", "variant", "players", "policy", "restriction", "deals",
+             f"{kind}_restricted", f"{kind}_base", "diff", "ci_low", "ci_high", "z", "p_value",
+             "p_holm", "forbidden_per_game", "yielded_per_game"]
+    for row in rows:
+        row[f"{kind}_restricted"] = row.pop("share_restricted")
+        row[f"{kind}_base"] = row.pop("share_base")
+    schema = {c: (pl.Int64 if c in ("players", "deals") else pl.String if c in order[:5] else pl.Float64)
+              for c in order}
+    df = pl.DataFrame([{c: r[c] for c in order} for r in rows], schema=schema, orient="row")
+    return df.sort("diff", "restriction")
+
+
+def ablations_png(table: pl.DataFrame, path: Path) -> Path:
+    """Each restriction's paired difference with its 95% interval (a zero line for no effect)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    kind = "success rate" if "success_rate_base" in table.columns else "win share"
+    labels = [f"{r['game']} {r['variant']} {r['players']}p +{r['restriction']}" for r in table.iter_rows(named=True)]
+    fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.38 * max(len(labels), 1)))
+    y = np.arange(len(labels))
+    diff = table["diff"].to_numpy()
+    lo = table["ci_low"].to_numpy()
+    hi = table["ci_high"].to_numpy()
+    ax.errorbar(diff, y, xerr=[np.nan_to_num(diff - lo), np.nan_to_num(hi - diff)], fmt="o",
+                color="#2b5797", ecolor="#8aa6d6", capsize=3)
+    ax.axvline(0.0, color="#999", lw=1)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{kind}: restricted seat minus base seat, same deals (95% interval)")
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def _daily_date(date: str | None) -> tuple[dict, dict]:
+    """daily-weather: (rule overrides, labels) of one date (default: the first of this year)."""
+    import datetime as dt
+    from . import daily
+    d = dt.date(dt.date.today().year, 1, 1)
+    if date is not None:
+        try:
+            d = dt.date.fromisoformat(date)
+        except ValueError:
+            raise SimError(f"--date {date!r} is not a date written YYYY-MM-DD") from None
+    (entry,) = [e for e in daily.calendar_jobs(d.year) if e["labels"]["date"] == d.isoformat()]
+    return entry["rules"], entry["labels"]
+
+
+def resolve_job(game: str, variant: str | None, players: int | None, policy: str | None,
+                rules: dict, date: str | None = None) -> cfg.Job:
+    """The all-base job ablate starts from (default policy: the game's heuristic; daily-weather:
+    one date, default 1 January this year)."""
+    labels = {}
+    if game == "daily-weather":
+        drules, labels = _daily_date(date)
+        rules = {**drules, **rules}
+    elif date is not None:
+        raise SimError("--date is for daily-weather only")
+    if policy is None:  # the game's heuristic: code 1 (daily-weather's greedy)
+        policy = next((k for k, v in cfg.game_module(game).POLICIES.items() if v == 1), "random")
+    (job,) = cfg.expand(game, variant, players, policy=policy, rules=rules, labels=labels)
+    if game == "daily-weather":
+        from kernels import daily_weather as dw
+        job.params = dw.with_cards(job.params)  # the card data travels with the job
+    return job
+
+
+def ablate(game: str, variant: str | None = None, players: int | None = None, policy: str | None = None,
+           restrictions: str | None = None, games: int = DEFAULT_GAMES, seed: int = 1,
+           threads: int | None = None, chunk: int = runner.DEFAULT_CHUNK, rule_flags=None,
+           date: str | None = None, progress: bool = False) -> tuple[pl.DataFrame, cfg.Job]:
+    """Resolve, play and tabulate one ablation job (the command's logic, without output)."""
+    job = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule_flags), date)
+    names = None
+    if restrictions is not None:
+        names = [n.strip().lower() for n in restrictions.split(",") if n.strip()]
+        if not names:
+            raise SimError("--restrictions lists no restriction")
+    abls = run_ablations(ablations_for(job, names), games, seed, threads, chunk, progress)
+    return ablations_table(abls), job
+
+
+def ablate_cmd(game, variant, players, policy, restrictions, games, seed, threads, chunk, rule,
+               output, fmt, html, date, progress, echo) -> Path:
+    """`simcli ablate`: print the ablations table, write it (+ ablations.png, meta.json) under the
+    output contract (``output`` is a validated ``simcli.output.OutputFolder``)."""
+    import tempfile
+    from . import export
+    from .compile import ensure_compiled
+    from .runspec import RunSpec, write_result
+    # the shared checks of every simulating command, before anything runs
+    base = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule), date)
+    spec = RunSpec([base], games, seed, threads, chunk, fmt=fmt, html=html, output=output).validate()
+    note = spec.thread_note()
+    if note:
+        print(note, file=sys.stderr)
+    ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
+    t0 = time.time()
+    table, job = ablate(game, variant, players, policy, restrictions, games, seed, threads, chunk,
+                        rule, date, progress)
+    wall = time.time() - t0
+    kind = "success_rate" if solo(job) else "win_share"
+    with pl.Config(tbl_rows=60, tbl_cols=20, tbl_width_chars=200, float_precision=4,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+        echo(f"{job.describe()}: {games} deals, each restricted seat rotated over {job.players} seat(s)")
+        echo(str(table.select("restriction", f"{kind}_restricted", f"{kind}_base", "diff", "ci_low",
+                              "ci_high", "p_holm", "forbidden_per_game", "yielded_per_game")))
+    meta = {
+        "command": sys.argv, "seed": seed, "games": games, "chunk": chunk,
+        "threads": runner.set_threads(threads), "wall_time_s": round(wall, 3),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "packages": export.package_versions(),
+        "ablate": {"policy": job.policies[0], "restrictions": table["restriction"].to_list()},
+        "jobs": [{"game": job.game, "version": job.module.VERSION, "variant": job.variant,
+                  "players": job.players, "policies": job.policies, "rules": job.rules,
+                  "labels": job.labels, "notes": list(getattr(job.module, "REPORT_NOTES", ()))}],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        png = ablations_png(table, Path(tmp) / "ablations.png").read_bytes()
+    final = write_result(output, {"ablations": table}, fmt, meta, {"ablations.png": png}, html=html)
+    n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
+    echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
+    return final
