@@ -3,12 +3,14 @@
 Everything here is an integer sum or count, so folding chunks in any order, on any number of
 threads or machines, gives identical totals. Reports turn them into floats at the very end.
 
-``misc`` slots are the M_* constants below.
+``misc`` slots are the M_* constants below. The arc sums (``arc_misc``, ``arc_start``,
+``arc_end``) are kernels/arc.py's fold of the rows' arc blocks.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import arc
 from ._jit import jit
 from .layout import FLAG_TIMEOUT, N_FIXED, SHARE_UNIT
 
@@ -18,6 +20,9 @@ N_MISC = 7
 
 class Accumulators:
     """The integer state of one job: allocate once, fold every chunk into it, merge by adding."""
+
+    FIELDS = ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc",
+              "arc_misc", "arc_start", "arc_end")
 
     def __init__(self, n_seats: int, n_counters: int, score_lo: int, score_hi: int,
                  len_lo: int, len_hi: int):
@@ -29,19 +34,24 @@ class Accumulators:
         self.len_hist = np.zeros(len_hi - len_lo + 1, dtype=np.int64)
         self.counters = np.zeros(n_counters, dtype=np.int64)
         self.misc = np.zeros(N_MISC, dtype=np.int64)
+        self.arc_misc = np.zeros(arc.N_X, dtype=np.int64)
+        self.arc_start = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
+        self.arc_end = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
 
     def fold(self, out: np.ndarray, lower_is_better: bool) -> None:
         fold_chunk(out, self.n_seats, self.n_counters, self.score_lo, self.len_lo,
                    lower_is_better, self.win_units, self.place_counts, self.score_hist,
                    self.len_hist, self.counters, self.misc)
+        S = self.n_seats
+        arc.fold_rows(out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2,
+                      self.arc_misc, self.arc_start, self.arc_end)
 
     def merge(self, other: "Accumulators") -> None:
-        for name in ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc"):
+        for name in self.FIELDS:
             getattr(self, name).__iadd__(getattr(other, name))
 
     def arrays(self) -> dict:
-        return {name: getattr(self, name) for name in
-                ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc")}
+        return {name: getattr(self, name) for name in self.FIELDS}
 
 
 @jit

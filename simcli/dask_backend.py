@@ -43,7 +43,7 @@ WORKER_MODULES = ("simcli", "kernels", "numba")
 INSTALL_HINT = ("install the same simcli on every worker: `pip install -e <project path>` of the "
                 "same commit, or `pip install simcli` from the same wheel")
 DASK_HINT = "the dask backend needs dask[distributed]: pip install 'simcli[dask]'"
-ACC_FIELDS = ("win_units", "place_counts", "score_hist", "len_hist", "counters", "misc")
+ACC_FIELDS = runner.Accumulators.FIELDS
 
 
 # --------------------------------------------------------------------------- imports
