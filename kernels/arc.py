@@ -52,7 +52,8 @@ T_GAMES, T_LEADER_WINS, T_CHANGE_GAMES, T_CHANGES = range(4)
 N_T = 4
 
 
-def width(S: int) -> int:
+@jit
+def width(S):
     """Columns of the arc block for S seat rows."""
     return N_ARC_FIXED + S
 
