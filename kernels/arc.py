@@ -64,17 +64,17 @@ def checkpoint_event(code: int) -> Event:
 
 
 @jit
-def checkpoint(a, r, base, S, standing, lower_better, ev, ev_n, code):
+def checkpoint(a, r, base, S, standing, so, lower_better, ev, ev_n, code):
     """Record one checkpoint into the arc block ``a[r, base:base + width(S)]`` (a result row).
 
-    ``standing[s]`` is seat s's running standing (its first S entries are read); with
-    ``lower_better`` the lowest is best. When ``ev`` has rows, one ``code`` event per seat:
+    ``standing[so + s]`` is seat s's running standing (an offset, not a slice: no view is made
+    in kernels compiled without reference counting); with ``lower_better`` the lowest is best. When ``ev`` has rows, one ``code`` event per seat:
     checkpoint number (1-based), standing, leader (0/1), strictly last (0/1).
     """
-    best = standing[0]
-    worst = standing[0]
+    best = standing[so]
+    worst = standing[so]
     for s in range(1, S):
-        v = standing[s]
+        v = standing[so + s]
         if (v < best) if lower_better else (v > best):
             best = v
         if (v > worst) if lower_better else (v < worst):
@@ -83,9 +83,9 @@ def checkpoint(a, r, base, S, standing, lower_better, ev, ev_n, code):
     n_worst = 0
     last = 0
     for s in range(S):
-        if standing[s] == best:
+        if standing[so + s] == best:
             lead |= 1 << s
-        if standing[s] == worst:
+        if standing[so + s] == worst:
             n_worst += 1
             last |= 1 << s
     if n_worst != 1 or S < 2:   # strictly last: one seat below every other
@@ -110,7 +110,14 @@ def checkpoint(a, r, base, S, standing, lower_better, ev, ev_n, code):
             a[r, base + A_NOT_LEAD + s] = k
     if ev.shape[0] > 0:
         for s in range(S):
-            record_event(ev, ev_n, code, s, k, standing[s], (lead >> s) & 1, (last >> s) & 1)
+            record_event(ev, ev_n, code, s, k, standing[so + s], (lead >> s) & 1, (last >> s) & 1)
+
+
+@jit
+def reset(out, row, base, S):
+    """Zero the arc block of ``out[row]`` (for a kernel that does not zero its whole row)."""
+    for i in range(N_ARC_FIXED + S):
+        out[row, base + i] = 0
 
 
 @jit

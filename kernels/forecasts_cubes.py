@@ -776,7 +776,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         if rec:
             record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
         # game arc (issue #16): a checkpoint after every round, standing = running score
-        arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, score, False, ev, ev_n, E_CHECKPOINT)
+        arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, score, 0, False, ev, ev_n, E_CHECKPOINT)
     out[row, col_counter(P, C_ROUNDS)] = n_rounds
     out[row, col_counter(P, C_ADV_USES)] = adv_uses
     out[row, col_counter(P, C_HOT_FORECASTS)] = hot_f

@@ -1101,7 +1101,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
         for s in range(P):
             tmp[s] = st[SCORE + s]
         # game arc (issue #16): a checkpoint after every round, standing = points, fewest best
-        arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, tmp, True, ev, ev_n, E_CHECKPOINT)
+        arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, tmp, 0, True, ev, ev_n, E_CHECKPOINT)
         if game_over_after(st, params, fixed, target, tmp):
             break
         rnd += 1

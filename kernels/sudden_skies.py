@@ -1483,7 +1483,7 @@ def arc_checkpoint(st, ab, stand, ev, ev_n):
         stand[p] = most
     if st[ST_WINNER] >= 0:
         stand[st[ST_WINNER]] = REVEALED_STANDING
-    arc.checkpoint(ab, 0, 0, P, stand, False, ev, ev_n, E_CHECKPOINT)
+    arc.checkpoint(ab, 0, 0, P, stand, 0, False, ev, ev_n, E_CHECKPOINT)
 
 
 @jit

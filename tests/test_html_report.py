@@ -65,8 +65,8 @@ def copy_run(src, dst):
 def test_plain_run_has_every_section_and_one_figure_per_job(base_run, tmp_path):
     text = html_report.render_html(base_run)
     assert_self_contained(text)
-    assert len(images(text)) == 1  # one job: win share | scores | lengths panels
-    for needle in ("What was run", "Jobs and the rules in force", "tricks_per_round=10",
+    assert len(images(text)) == 2  # one job: win share | scores | lengths panels; the game arc
+    for needle in ("What was run", "When is the game decided?", "Jobs and the rules in force", "tricks_per_round=10",
                    "1. forecasts-cubes / base / 4p", "win share of seat 0", "seat-0 advantage",
                    "balance", "tie rate", "timeout rate", "Seats", "Game counters (derived metrics)",
                    "correct_forecast_rate", "numba", "simcli run forecasts-cubes --games 400"):
@@ -75,7 +75,7 @@ def test_plain_run_has_every_section_and_one_figure_per_job(base_run, tmp_path):
                    "Paired differences", "Success rate by date", "left out"):
         assert absent not in text, absent
     out = html_report.write_html(base_run, tmp_path / "page.html")
-    assert out == tmp_path / "page.html" and out.read_text() .count(IMG) == 1
+    assert out == tmp_path / "page.html" and out.read_text() .count(IMG) == 2
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")], "no temporary file left"
 
 
