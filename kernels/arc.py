@@ -21,7 +21,7 @@ winner (timeouts) or without checkpoints are excluded from the sums and counted.
 """
 from __future__ import annotations
 
-from ._jit import jit
+from ._jit import jit, jit_borrowing
 from .layout import ARC_FIXED, FLAG_TIMEOUT, record_event
 from .spec import Event
 
@@ -63,7 +63,7 @@ def checkpoint_event(code: int) -> Event:
     return Event(code, "checkpoint", ("checkpoint", "standing", "leader", "strictly_last"))
 
 
-@jit
+@jit_borrowing   # allocates nothing; no reference counts on its five array arguments per call
 def checkpoint(a, r, base, S, standing, so, lower_better, ev, ev_n, code):
     """Record one checkpoint into the arc block ``a[r, base:base + width(S)]`` (a result row).
 

@@ -136,5 +136,5 @@ def arc_lines(variants: pl.DataFrame) -> list[str]:
                      f"lead_changes {v['lead_changes']:.3f}, comeback_rate {v['comeback_rate']:.4f}, "
                      f"decided_at {v['decided_at']:.3f}, last_swing {v['last_swing']:.4f} "
                      f"({v['checkpoints_mean']:.2f} checkpoints/game, {v['arc_games']} games, "
-                     f"{v['arc_excluded']} timeouts left out)")
+                     f"{v['arc_excluded']} timeouts not counted)")
     return lines

@@ -745,7 +745,7 @@ def _arc_section(figs: _Figures, arc: pl.DataFrame, jobs: list[dict], metrics: l
                  keys: list[str]) -> str:
     html_parts = ['<p class="muted">Checkpoints: every round (forecasts-cubes, forecasts-bid, pgc; '
                   "fewest points lead in pgc), every full turn of the table (sudden-skies, standing = "
-                  "most cards of one suit). Over games with a winner; timeouts are left out. See "
+                  "most cards of one suit). Over games with a winner (timeouts are not counted). See "
                   "docs/balance.md.</p>"]
     if figs.room():
         fig, axes = figs.new(8.5, 4.2, right=0.3)
@@ -753,7 +753,7 @@ def _arc_section(figs: _Figures, arc: pl.DataFrame, jobs: list[dict], metrics: l
         html_parts.append(figs.img(fig, "leader win rate against checkpoints from the end"))
     rows = [[_job_title(j, keys)] + [m.get(k) for k, _ in ARC_METRICS] + [m.get("arc_games"), m.get("arc_excluded")]
             for j, m in zip(jobs, metrics) if m.get("arc_games")]
-    html_parts.append(_table(["job"] + [label for _, label in ARC_METRICS] + ["games", "timeouts left out"], rows))
+    html_parts.append(_table(["job"] + [label for _, label in ARC_METRICS] + ["games", "timeouts not counted"], rows))
     return "".join(html_parts)
 
 
