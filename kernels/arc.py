@@ -68,27 +68,29 @@ def checkpoint(a, r, base, S, standing, so, lower_better, ev, ev_n, code):
     """Record one checkpoint into the arc block ``a[r, base:base + width(S)]`` (a result row).
 
     ``standing[so + s]`` is seat s's running standing (an offset, not a slice: no view is made
-    in kernels compiled without reference counting); with ``lower_better`` the lowest is best. When ``ev`` has rows, one ``code`` event per seat:
-    checkpoint number (1-based), standing, leader (0/1), strictly last (0/1).
+    in kernels compiled without reference counting); with ``lower_better`` the lowest is best.
+    When ``ev`` has rows, one ``code`` event per seat: checkpoint number (1-based), standing,
+    leader (0/1), strictly last (0/1).
     """
-    best = standing[so]
-    worst = standing[so]
+    # one pass: the leaders' and the last seats' masks (standings negated when lower is better)
+    sign = -1 if lower_better else 1
+    best = sign * standing[so]
+    worst = best
+    lead = 1
+    last = 1
     for s in range(1, S):
-        v = standing[so + s]
-        if (v < best) if lower_better else (v > best):
+        v = sign * standing[so + s]
+        if v > best:
             best = v
-        if (v > worst) if lower_better else (v < worst):
-            worst = v
-    lead = 0
-    n_worst = 0
-    last = 0
-    for s in range(S):
-        if standing[so + s] == best:
+            lead = 1 << s
+        elif v == best:
             lead |= 1 << s
-        if standing[so + s] == worst:
-            n_worst += 1
+        if v < worst:
+            worst = v
+            last = 1 << s
+        elif v == worst:
             last |= 1 << s
-    if n_worst != 1 or S < 2:   # strictly last: one seat below every other
+    if (last & (last - 1)) != 0 or S < 2:   # strictly last: one seat below every other
         last = 0
     k = a[r, base + A_K] + 1
     a[r, base + A_K] = k
