@@ -30,13 +30,13 @@ from . import builds, layout, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
+    card_name, highest_bit, lowest_bit, popcount, select_card,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import Counter, Event, Rule
 
 GAME_ID = "forecasts-bid"
-VERSION = 1
+VERSION = 2
 PLAYER_COUNTS = (4, 3, 2)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "tricks"
@@ -188,10 +188,10 @@ COUNTERS = tuple(Counter(f"bid_{b}", f"players' bids of {b}") for b in range(MAX
     Counter("mc_rollout_plays", "card plays simulated inside those rollouts"),
 )
 N_COUNTERS = len(COUNTERS)
-# what every seat has observed this round, kept (S_TRACK = 1) only in games with an mc seat;
-# all of it is public: a Buy takes chosen face-up cards, plays and the Rival's flips are face up
-S_TRACK = S_COUNT + N_COUNTERS     # 1: keep the observation block below up to date
-S_MKT_BUILT = S_TRACK + 1          # mask: the Market's cards shuffled into the Rival Deck
+# what every seat has observed this round, kept only by the build with search (play_one's
+# ``search`` not None); all of it is public: a Buy takes chosen face-up cards, plays and the
+# Rival's flips are face up
+S_MKT_BUILT = S_COUNT + N_COUNTERS  # mask: the Market's cards shuffled into the Rival Deck
 S_VOID = S_MKT_BUILT + 1           # + seat: suits the seat has shown void in (failed to follow)
 S_KNOWN = S_VOID + MAX_SEATS       # + seat: cards it bought from the Market and still holds
 S_MCARG = S_KNOWN + MAX_SEATS      # + 2 * seat: mc budget, rollout policy
@@ -369,7 +369,6 @@ def init_game(st, players, market_on):
     st[S_SCRAP] = 0
     st[S_SET_ASIDE] = 0
     st[S_WON_PILE] = 0
-    st[S_TRACK] = 0
     reset_tracking(st)
     for i in range(2 * MAX_SEATS):
         st[S_MCARG + i] = 0
@@ -499,6 +498,15 @@ def cards_available(st, action):
     if action == A_DRAW:
         return draw_deck_size(st)
     return popcount(st[S_MARKET])
+
+
+@jit
+def k_max(st, s, action):
+    """The largest k of seat s's Draw k / Buy k that takes k cards: min(Market Spend, cards
+    available). A larger k takes the same cards: the same action, not offered again."""
+    n = cards_available(st, action)
+    spend = st[S_SPEND + s]
+    return spend if spend < n else n
 
 
 @jit
@@ -805,18 +813,24 @@ def heuristic_card(st, s, legal):
 
 
 # ---- one seat's turn in each phase -----------------------------------------------------------
-@jit(inline='always')
-def invest_choice(st, keys, ctrs, s):
-    """A random or heuristic seat's Investment decision (1 = invest), counted."""
-    if st[S_POLICY + s] == P_HEURISTIC:
-        st[S_DECISIONS] += 1
-        return 1 if heuristic_invest(st, s) else 0
-    return pick(st, keys, ctrs, s, 2)
+# One spelling of every phase, for both builds of play_one and for the search player's rollouts.
+# ``search`` is None in the build without the search player (and in rollouts, where no seat
+# searches): Numba prunes every ``search is not None`` branch from that build at compile time.
+# ``j0`` is the first seat (from the dealer's left) still to act: 0 in a game, the seat after the
+# deciding one in a rollout. The phases are inlined into play_one, which is compiled without
+# reference counting (jit_borrowing), so they use the state arrays and inlined helpers freely.
+@jit
+def pick(st, keys, ctrs, s, n):
+    """One random decision of seat s among n options, counted: one below(n) if n >= 2, else 0."""
+    st[S_DECISIONS] += 1
+    if n <= 1:
+        return 0
+    return rng.below(keys, ctrs, s, n)
 
 
-@jit(inline='always')
+@jit
 def bid_choice(st, keys, ctrs, s):
-    """A random or heuristic player's bid, counted."""
+    """A random or heuristic player's bid, counted (step-by-step play in tests)."""
     if st[S_POLICY + s] == P_HEURISTIC:
         st[S_DECISIONS] += 1
         return heuristic_bid(st[S_HAND + s], max_bid(st))
@@ -824,106 +838,56 @@ def bid_choice(st, keys, ctrs, s):
 
 
 @jit(inline='always')
-def invest_book(st, s, yes, ev, ev_n):
-    """Count seat s's Investment decision (taken when ``yes``) and record its event."""
-    if yes:
-        apply_invest(st, s)
-        st[S_COUNT + C_INVEST] += 1
-    if ev.shape[0] > 0:
-        record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
-
-
-@jit(inline='always')
-def bid_book(st, s, b, ev, ev_n):
-    """Place seat s's bid b (a player's is counted) and record its event."""
-    if not is_rival(st, s):
-        st[S_COUNT + C_BID + b] += 1
-    apply_bid(st, s, b)
-    if ev.shape[0] > 0:
-        record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
-
-
-# Each phase with a decision comes twice: ``X_phase`` for any seats (a search seat's decision
-# comes from mc_*), ``X_phase_plain`` for games without a search seat (random, heuristic, the
-# Rival). The plain ones make the bulk path that plain jobs compile (play_one_plain), so that
-# the search player is compiled only for jobs that have one; the same decisions either way.
-@jit
-def invest_phase(st, keys, ctrs, ev, ev_n):
-    S = st[S_SEATS]
-    for j in range(S):
-        s = seat_from_left(st, j)
-        if not can_invest(st, s):
-            continue
-        st[S_COUNT + C_INVEST_CHANCES] += 1
-        if st[S_POLICY + s] == P_MC:
-            yes = mc_invest(st, keys, ctrs, s, j)
-        else:
-            yes = invest_choice(st, keys, ctrs, s)
-        invest_book(st, s, yes, ev, ev_n)
-
-
-@jit(inline='always')
-def invest_phase_plain(st, keys, ctrs, ev, ev_n):
-    # invest_choice / invest_book written out: helpers taking the arrays cost atomic reference
-    # counting on every call
+def invest_phase(st, keys, ctrs, ev, ev_n, j0, search):
+    """Investment from seat ``j0`` on: each player allowed to invest decides (one decision)."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
-    s = st[S_DEALER]
-    for j in range(S):
+    s = st[S_DEALER] + j0
+    for j in range(j0, S):
         s += 1
-        if s == S:
-            s = 0
+        if s >= S:
+            s -= S
         if not can_invest(st, s):
             continue
         st[S_COUNT + C_INVEST_CHANCES] += 1
         st[S_DECISIONS] += 1
-        if st[S_POLICY + s] == P_HEURISTIC:
-            yes = 1 if heuristic_invest(st, s) else 0
+        if search is not None and st[S_POLICY + s] == P_MC:
+            yes = mc_invest(st, keys, ctrs, s, j)
+        elif st[S_POLICY + s] == P_HEURISTIC:
+            yes = np.int64(1) if heuristic_invest(st, s) else np.int64(0)
         else:
             yes = rng.below(keys, ctrs, s, 2)
         if yes:
-            st[S_REP + s] -= INVEST_COST
-            st[S_SPEND + s] = SPEND_MAX
+            apply_invest(st, s)
             st[S_COUNT + C_INVEST] += 1
         if rec:
             record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
 
 
-@jit
-def bid_phase(st, keys, ctrs, ev, ev_n):
-    S = st[S_SEATS]
-    for j in range(S):
-        s = seat_from_left(st, j)
-        if is_rival(st, s):
-            b = RIVAL_BID
-        elif st[S_POLICY + s] == P_MC:
-            b = mc_bid(st, keys, ctrs, s, j)
-        else:
-            b = bid_choice(st, keys, ctrs, s)
-        bid_book(st, s, b, ev, ev_n)
-
-
 @jit(inline='always')
-def bid_phase_plain(st, keys, ctrs, ev, ev_n):
-    # bid_choice / bid_book written out (see invest_phase_plain); a random bid always draws
+def bid_phase(st, keys, ctrs, ev, ev_n, j0, search):
+    """The Bid from seat ``j0`` on: each player bids 0 .. H (one decision, a random bid always
+    draws); the Rival's bid is 4 and is not counted."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
     H = max_bid(st)
-    s = st[S_DEALER]
-    for j in range(S):
+    s = st[S_DEALER] + j0
+    for j in range(j0, S):
         s += 1
-        if s == S:
-            s = 0
+        if s >= S:
+            s -= S
         if is_rival(st, s):
-            b = RIVAL_BID
+            b = np.int64(RIVAL_BID)
         else:
             st[S_DECISIONS] += 1
-            if st[S_POLICY + s] == P_HEURISTIC:
+            if search is not None and st[S_POLICY + s] == P_MC:
+                b = mc_bid(st, keys, ctrs, s, j)
+            elif st[S_POLICY + s] == P_HEURISTIC:
                 b = heuristic_bid(st[S_HAND + s], H)
             else:
                 b = rng.below(keys, ctrs, s, H + 1)
             st[S_COUNT + C_BID + b] += 1
-        st[S_BID + s] = b
+        apply_bid(st, s, b)
         if rec:
             record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
 
@@ -958,31 +922,37 @@ def heuristic_action(hand, market, bid, offered):
     return action, shed_strong
 
 
-@jit
+@jit(inline='always')
 def market_turn(st, keys, ctrs, s, ev, ev_n):
-    """One seat's Market action: Pass, Draw k or Buy k (then discard as many as taken)."""
-    offered = market_actions(st, s)
+    """A random or heuristic seat's Market action: Pass, Draw k or Buy k (the action with its k is
+    one decision), then as many discards as cards taken (market_finish), counted and recorded
+    (market_book). A random seat draws once, uniformly over the distinct actions in the order
+    Pass, Draw 1 .. Draw k_max, Buy 1 .. Buy k_max (mc's order)."""
     heur = st[S_POLICY + s] == P_HEURISTIC
-    action = A_PASS
     k = 0
     shed_strong = False     # heuristic: discard its strongest (True) or weakest card
+    st[S_DECISIONS] += 1
     if heur:
-        st[S_DECISIONS] += 1
         action, shed_strong = heuristic_action(st[S_HAND + s], st[S_MARKET], st[S_BID + s],
-                                               offered)
+                                               market_actions(st, s))
         if action != A_PASS:
             k = 1
-            st[S_DECISIONS] += 1
     else:
-        n = popcount(offered)
-        action = nth_bit(offered, pick(st, keys, ctrs, s, n))
-        if action != A_PASS:
-            k = 1 + pick(st, keys, ctrs, s, st[S_SPEND + s])
+        nd = k_max(st, s, A_DRAW)
+        nb = k_max(st, s, A_BUY)
+        x = rng.below(keys, ctrs, s, 1 + nd + nb) if nd + nb > 0 else 0
+        if x == 0:
+            action = A_PASS
+        elif x <= nd:
+            action = A_DRAW
+            k = x
+        else:
+            action = A_BUY
+            k = x - nd
+    taken = 0
     taken_mask = np.int64(0)
     discarded = np.int64(0)
-    taken = 0
     if action != A_PASS:
-        # the heuristic's Buy takes want_take: the weakest (shed_strong) or strongest Market card
         taken = cards_taken(st, action, k)
         taken_mask, discarded = market_finish(st, keys, ctrs, s, action, taken, 0, 0, shed_strong)
     market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n)
@@ -1003,20 +973,22 @@ def market_finish(st, keys, ctrs, s, action, taken, n_taken, n_disc, shed_strong
             c = draw_top(st, s)
         else:
             mk = st[S_MARKET]
+            st[S_DECISIONS] += 1
             if heur:
-                st[S_DECISIONS] += 1
                 c = weakest(mk) if shed_strong else strongest(mk)
             else:
-                c = select_card(mk, pick(st, keys, ctrs, s, popcount(mk)))
+                n = popcount(mk)
+                c = select_card(mk, rng.below(keys, ctrs, s, n) if n > 1 else 0)
             buy_card(st, s, c)
         taken_mask |= ONE << c
     for i in range(n_disc, taken):
         hand = st[S_HAND + s]
+        st[S_DECISIONS] += 1
         if heur:
-            st[S_DECISIONS] += 1
             c = strongest(hand) if shed_strong else weakest(hand)
         else:
-            c = select_card(hand, pick(st, keys, ctrs, s, popcount(hand)))
+            n = popcount(hand)
+            c = select_card(hand, rng.below(keys, ctrs, s, n) if n > 1 else 0)
         discard_to_market(st, s, c)
         discarded |= ONE << c
     return taken_mask, discarded
@@ -1038,93 +1010,25 @@ def market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n):
                      st[S_SPEND + s], st[S_MARKET])
 
 
-@jit
-def market_phase(st, keys, ctrs, ev, ev_n):
+@jit(inline='always')
+def market_phase(st, keys, ctrs, ev, ev_n, j0, search):
+    """The Market from seat ``j0`` on: one action per player (the Rival always Passes: no
+    action, nothing counted). With search, the cards a seat bought and kept are noted as known."""
     S = st[S_SEATS]
-    for j in range(S):
-        s = seat_from_left(st, j)
+    s = st[S_DEALER] + j0
+    for j in range(j0, S):
+        s += 1
+        if s >= S:
+            s -= S
         if is_rival(st, s):
-            continue        # the Rival always Passes: no action, nothing counted
+            continue
         before = st[S_MARKET]
-        if st[S_POLICY + s] == P_MC:
+        if search is not None and st[S_POLICY + s] == P_MC:
             mc_market_turn(st, keys, ctrs, s, j, ev, ev_n)
         else:
             market_turn(st, keys, ctrs, s, ev, ev_n)
-        if st[S_TRACK]:     # cards bought (taken face up) and not discarded again: s holds them
+        if search is not None:    # cards bought (taken face up) and not discarded again: s holds them
             st[S_KNOWN + s] |= before & ~st[S_MARKET]
-
-
-@jit(inline='always')
-def market_phase_plain(st, keys, ctrs, ev, ev_n):
-    # market_turn / market_finish / market_book written out for each player (see
-    # invest_phase_plain): the same decisions, draws and counts
-    rec = ev.shape[0] > 0
-    S = st[S_SEATS]
-    s = st[S_DEALER]
-    for j in range(S):
-        s += 1
-        if s == S:
-            s = 0
-        if is_rival(st, s):
-            continue
-        offered = market_actions(st, s)
-        heur = st[S_POLICY + s] == P_HEURISTIC
-        k = 0
-        shed_strong = False
-        st[S_DECISIONS] += 1
-        if heur:
-            action, shed_strong = heuristic_action(st[S_HAND + s], st[S_MARKET], st[S_BID + s],
-                                                   offered)
-            if action != A_PASS:
-                k = 1
-                st[S_DECISIONS] += 1
-        else:
-            n = popcount(offered)
-            action = nth_bit(offered, rng.below(keys, ctrs, s, n) if n > 1 else 0)
-            if action != A_PASS:
-                st[S_DECISIONS] += 1
-                spend = st[S_SPEND + s]
-                k = 1 + (rng.below(keys, ctrs, s, spend) if spend > 1 else 0)
-        taken = 0
-        taken_mask = np.int64(0)
-        discarded = np.int64(0)
-        if action != A_PASS:
-            avail = draw_deck_size(st) if action == A_DRAW else popcount(st[S_MARKET])
-            taken = k if k < avail else avail
-            for i in range(taken):
-                if action == A_DRAW:
-                    c = draw_top(st, s)
-                else:
-                    mk = st[S_MARKET]
-                    st[S_DECISIONS] += 1
-                    if heur:
-                        c = weakest(mk) if shed_strong else strongest(mk)
-                    else:
-                        n = popcount(mk)
-                        c = select_card(mk, rng.below(keys, ctrs, s, n) if n > 1 else 0)
-                    buy_card(st, s, c)
-                taken_mask |= ONE << c
-            for i in range(taken):
-                hand = st[S_HAND + s]
-                st[S_DECISIONS] += 1
-                if heur:
-                    c = strongest(hand) if shed_strong else weakest(hand)
-                else:
-                    n = popcount(hand)
-                    c = select_card(hand, rng.below(keys, ctrs, s, n) if n > 1 else 0)
-                discard_to_market(st, s, c)
-                discarded |= ONE << c
-        if action == A_PASS:
-            st[S_COUNT + C_PASS] += 1
-        elif action == A_DRAW:
-            st[S_COUNT + C_DRAW] += 1
-            st[S_COUNT + C_DRAWN] += taken
-        else:
-            st[S_COUNT + C_BUY] += 1
-            st[S_COUNT + C_BOUGHT] += taken
-        if rec:
-            record_event(ev, ev_n, E_MARKET, s, st[S_ROUND], action, k, taken_mask, discarded,
-                         st[S_SPEND + s], st[S_MARKET])
 
 
 @jit
@@ -1146,27 +1050,15 @@ def rival_play(st, s):
 
 @jit
 def seat_play(st, keys, ctrs, s):
-    """The card seat s plays to the current trick (the Rival flips from its deck)."""
+    """The card a random or heuristic seat s plays to the current trick (the Rival flips from its
+    deck), counted: the trick phase's choice, for step-by-step play (tests)."""
     if is_rival(st, s):
-        c = rival_play(st, s)
-    elif st[S_POLICY + s] == P_HEURISTIC:
-        c = heuristic_play(st, s)
-    else:
-        c = random_play(st, keys, ctrs, s)
-    return c
-
-
-@jit
-def random_play(st, keys, ctrs, s):
-    """Uniform over the legal cards: one below(n) on the seat's stream (n >= 2)."""
+        return rival_play(st, s)
     legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
+    if st[S_POLICY + s] == P_HEURISTIC:
+        st[S_DECISIONS] += 1
+        return heuristic_card(st, s, legal)
     return select_card(legal, pick(st, keys, ctrs, s, popcount(legal)))
-
-
-@jit
-def heuristic_play(st, s):
-    st[S_DECISIONS] += 1
-    return heuristic_card(st, s, legal_plays(st[S_HAND + s], st[S_LED_SUIT]))
 
 
 # table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3
@@ -1179,25 +1071,29 @@ TRICK_STRENGTH = _ts
 
 
 @jit(inline='always')
-def tricks_phase(st, keys, ctrs, ev, ev_n):
-    """The round's tricks, every seat random, heuristic or the Rival (no search seat).
+def tricks_phase(st, keys, ctrs, ev, ev_n, search):
+    """The round's tricks from trick ``S_TRICK`` (led by ``S_LEADER``, no card played yet: trick
+    0 in a game, a later one in a rollout) to the last.
 
     The same plays as start_trick / seat_play / play_card / finish_trick, with the trick in
     progress (led suit, holder, its strength) and the decision count kept in local variables;
-    the state fields the policies read (S_LED_SUIT, S_BEST_SEAT, S_PLAYED) are written before
-    they are read, and every field is as those functions leave it when the phase ends."""
+    the state fields a policy reads (S_LED_SUIT, S_BEST_SEAT, S_PLAYED; a search seat also
+    S_WON_PILE) are written before it reads them, and every field is as those functions leave
+    it when the phase ends. With search, a search seat's card comes from mc_play and what each
+    play shows is noted (note_play)."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
     H = st[S_HAND_SIZE]
     rival = st[S_RIVAL]
-    leader = next_seat(st, st[S_DEALER])
+    t0 = st[S_TRICK]
+    leader = st[S_LEADER]
     pile = st[S_WON_PILE]
     decisions = 0
     for s in range(S):      # each seat's next draw, computed ahead of the decision that uses it
         st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
     led = -1
     best_seat = -1
-    for t in range(H):
+    for t in range(t0, H):
         st[S_TRICK] = t
         st[S_LEADER] = leader
         for s in range(S):
@@ -1222,6 +1118,11 @@ def tricks_phase(st, keys, ctrs, ev, ev_n):
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
                     c = heuristic_card(st, s, legal)
+                elif search is not None and st[S_POLICY + s] == P_MC:
+                    st[S_LED_SUIT] = led
+                    st[S_BEST_SEAT] = best_seat
+                    st[S_WON_PILE] = pile
+                    c = mc_play(st, keys, ctrs, s)
                 else:
                     # rng.below(keys, ctrs, s, n) from the prefetched draw when n >= 2, without a
                     # branch: with n = 1 the index is 0 and the counter stays (the same next draw)
@@ -1232,6 +1133,8 @@ def tricks_phase(st, keys, ctrs, ev, ev_n):
                     st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctr) >> _S32)
                     c = select_card(legal, k)
                 st[S_HAND + s] = hand & ~(ONE << c)
+                if search is not None:
+                    note_play(st, s, c, j, led)
             st[S_PLAYED + s] = c
             pile |= ONE << c
             if j == 0:
@@ -1262,48 +1165,9 @@ def tricks_phase(st, keys, ctrs, ev, ev_n):
     st[S_LED_SUIT] = led
     st[S_BEST_SEAT] = best_seat
     st[S_TRICK] = H
-    st[S_TRICKS_PLAYED] += H
+    st[S_TRICKS_PLAYED] += H - t0
     st[S_WON_PILE] = pile
     st[S_DECISIONS] += decisions
-
-
-@jit
-def tricks_phase_search(st, keys, ctrs, ev, ev_n):
-    """tricks_phase in a game with search seats: an mc seat's card comes from search, and what
-    each play shows is noted (note_play); the other seats play exactly as in tricks_phase."""
-    rec = ev.shape[0] > 0
-    S = st[S_SEATS]
-    leader = next_seat(st, st[S_DEALER])
-    st[S_TRICK] = 0
-    for t in range(st[S_HAND_SIZE]):
-        start_trick(st, leader)
-        s = leader
-        for j in range(S):
-            if is_rival(st, s):
-                c = rival_play(st, s)
-            elif st[S_POLICY + s] == P_HEURISTIC:
-                c = heuristic_play(st, s)
-            elif st[S_POLICY + s] == P_MC:
-                c = mc_play(st, keys, ctrs, s)
-            else:
-                c = random_play(st, keys, ctrs, s)
-            play_card(st, s, c)
-            note_play(st, s, c, j)
-            if rec:
-                if is_rival(st, s):
-                    first = st[S_FLIP_FIRST]
-                    second = st[S_FLIP_SECOND]
-                    scrapped = -1 if second < 0 else (second if c == first else first)
-                    record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], t, first, second, c,
-                                 scrapped)
-                record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
-            s = next_seat(st, s)
-        w = st[S_BEST_SEAT]
-        wc = st[S_PLAYED + w]
-        finish_trick(st)
-        if rec:
-            record_event(ev, ev_n, E_TRICK, w, st[S_ROUND], t, wc, st[S_WON + w])
-        leader = w
 
 
 @jit(inline='always')
@@ -1334,10 +1198,17 @@ def scoring_phase(st, ev, ev_n):
 
 @jit(inline='always')
 def round_start(st, ev, ev_n):
-    """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation)."""
+    """The round's dealer: seat 0 first, then clockwise (sudden death continues the rotation).
+    A round after the regular ones is the sudden death (end_of_round asked for it): it is
+    counted here, when it is played, so a game that round_cap ends first does not count it."""
     rnd = st[S_ROUND]
     S = st[S_SEATS]
     st[S_DEALER] = rnd % S
+    if rnd == st[S_ROUNDS]:
+        st[S_SUDDEN] = 1
+        st[S_COUNT + C_SUDDEN] = 1
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_SUDDEN, -1, st[S_CONTENDERS])
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_ROUND, st[S_DEALER], rnd, st[S_SUDDEN])
 
@@ -1381,43 +1252,32 @@ def rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g):
                          rival_deck_at(st, p + 5))
 
 
-@jit
-def play_round(st, keys, ctrs, ev, ev_n, seed, g):
-    """One round with any seats: Investment, Deal, Bid, Market, Tricks, Scoring; in a game with
-    a search seat (S_TRACK) what the seats observe is noted."""
-    round_start(st, ev, ev_n)
-    invest_phase(st, keys, ctrs, ev, ev_n)
-    deal_phase(st, keys, ctrs, ev, ev_n, seed, g)
-    if st[S_TRACK]:
-        reset_tracking(st)
-    bid_phase(st, keys, ctrs, ev, ev_n)
-    if st[S_MARKET_ON]:
-        market_phase(st, keys, ctrs, ev, ev_n)
-    if st[S_RIVAL] >= 0:
-        if st[S_TRACK]:
-            st[S_MKT_BUILT] = st[S_MARKET]
-        rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g)
-    if st[S_TRACK]:
-        tricks_phase_search(st, keys, ctrs, ev, ev_n)
-    else:
-        tricks_phase(st, keys, ctrs, ev, ev_n)
-    scoring_phase(st, ev, ev_n)
+@jit(inline='always')
+def first_trick(st):
+    """Before the tricks: the dealer's left leads trick 0."""
+    st[S_TRICK] = 0
+    start_trick(st, next_seat(st, st[S_DEALER]))
 
 
 @jit(inline='always')
-def play_round_plain(st, keys, ctrs, ev, ev_n, seed, g):
-    """play_round for a game without search seats (the same phases, without search code)."""
+def play_round(st, keys, ctrs, ev, ev_n, seed, g, search):
+    """One round: Investment, Deal, Bid, Market, Tricks, Scoring; with search (``search`` not
+    None) what the seats observe is noted for the search seats."""
     round_start(st, ev, ev_n)
-    invest_phase_plain(st, keys, ctrs, ev, ev_n)
+    invest_phase(st, keys, ctrs, ev, ev_n, 0, search)
     deal_phase(st, keys, ctrs, ev, ev_n, seed, g)
-    bid_phase_plain(st, keys, ctrs, ev, ev_n)
+    if search is not None:
+        reset_tracking(st)
+    bid_phase(st, keys, ctrs, ev, ev_n, 0, search)
     if st[S_MARKET_ON]:
-        market_phase_plain(st, keys, ctrs, ev, ev_n)
+        market_phase(st, keys, ctrs, ev, ev_n, 0, search)
     if st[S_RIVAL] >= 0:
+        if search is not None:
+            st[S_MKT_BUILT] = st[S_MARKET]
         rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g)
-    tricks_phase(st, keys, ctrs, ev, ev_n)
+    first_trick(st)
+    tricks_phase(st, keys, ctrs, ev, ev_n, search)
     scoring_phase(st, ev, ev_n)
-
 
 # ---- search player (mc) -------------------------------------------------------------------
 # What an mc seat may use: its own hand; every bid; the Market's face-up cards and every Market
@@ -1428,7 +1288,7 @@ def play_round_plain(st, keys, ctrs, ev, ev_n, seed, g):
 # scrap pile is known too) and which Market cards went into its deck; hand, Draw Deck and Rival
 # Deck sizes; Reputation and Market Spend of every seat. It may not use: other hands, the Draw
 # Deck order, the Rival Deck order, the 10 set-aside cards at 2p, anything of a round not dealt
-# yet. The observations are public, so one block (S_TRACK ..) serves every mc seat.
+# yet. The observations are public, so one block (S_MKT_BUILT ..) serves every mc seat.
 D_INVEST, D_BID, D_ACTION, D_PICK, D_DISCARD, D_PLAY = 0, 1, 2, 3, 4, 5
 PH_INVEST, PH_BID, PH_MARKET, PH_TRICKS = 0, 1, 2, 3
 # where a hidden card can be: the seats' hands 0..3, then these
@@ -1438,13 +1298,14 @@ DET_ATTEMPTS = 16       # fresh shuffles before the void constraints are dropped
 MAX_OPTIONS = 2 * MAX_DRAW_DECK + 1
 
 
-@jit
-def note_play(st, s, c, j):
-    """What a play shows: a player who does not follow the led suit has none of it; a bought
-    card it played is no longer in its hand."""
+@jit(inline='always')
+def note_play(st, s, c, j, led):
+    """What seat s's play c (the j-th card of a trick whose led suit is ``led``) shows: a player
+    who does not follow the led suit has none of it; a bought card it played is no longer in its
+    hand."""
     if not is_rival(st, s):
-        if j > 0 and c // N_RANKS != st[S_LED_SUIT]:
-            st[S_VOID + s] |= ONE << st[S_LED_SUIT]
+        if j > 0 and c // N_RANKS != led:
+            st[S_VOID + s] |= ONE << led
         st[S_KNOWN + s] &= ~(ONE << c)
 
 
@@ -1587,13 +1448,12 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             dst[S_RIVAL_DECK + low_start + i] = low[i]
 
 
-@jit
-def rollout_tricks(st, keys, ctrs):
-    """Play the round's tricks on from the trick in progress (started, maybe partly played),
-    every seat by its policy; returns the card plays simulated."""
+@jit(inline='always')
+def trick_rest(st, keys, ctrs):
+    """A rollout resumed mid-trick: the trick in progress played out card by card (seat_play,
+    play_card: the decisions and draws of tricks_phase) and collected, the next trick started.
+    Returns the cards played."""
     S = st[S_SEATS]
-    H = st[S_HAND_SIZE]
-    plays = 0
     k0 = 0
     for s in range(S):
         if st[S_PLAYED + s] >= 0:
@@ -1601,57 +1461,43 @@ def rollout_tricks(st, keys, ctrs):
     s = st[S_LEADER] + k0
     if s >= S:
         s -= S
-    while True:
-        for j in range(k0, S):
-            if is_rival(st, s):
-                c = rival_play(st, s)
-            elif st[S_POLICY + s] == P_HEURISTIC:
-                c = heuristic_play(st, s)
-            else:
-                c = random_play(st, keys, ctrs, s)
-            play_card(st, s, c)
-            plays += 1
-            s = next_seat(st, s)
-        w = st[S_BEST_SEAT]
-        finish_trick(st)
-        if st[S_TRICK] >= H:
-            return plays
-        start_trick(st, w)
-        s = w
-        k0 = 0
+    for j in range(k0, S):
+        play_card(st, s, seat_play(st, keys, ctrs, s))
+        s = next_seat(st, s)
+    w = st[S_BEST_SEAT]
+    finish_trick(st)
+    start_trick(st, w)
+    return S - k0
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (mc_search) owns every array
 def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
-    """Play the round on to its scoring from seat ``j`` (from the dealer's left) of ``phase``,
-    every seat by its policy; streams: seats 0..S-1, S the deal, S + 1 the Rival Deck shuffle.
-    Returns the card plays simulated."""
+    """Play the round on to its scoring from seat ``j`` (from the dealer's left) of ``phase``
+    with the game's own phase functions (``search`` None: no seat searches in a rollout);
+    streams: seats 0..S-1, S the deal, S + 1 the Rival Deck shuffle. Returns the card plays
+    simulated."""
     S = st[S_SEATS]
+    plays = 0
     if phase == PH_INVEST:
-        for jj in range(j, S):
-            s = seat_from_left(st, jj)
-            if can_invest(st, s) and invest_choice(st, keys, ctrs, s):
-                apply_invest(st, s)
+        invest_phase(st, keys, ctrs, ev, ev_n, j, None)
         deal(st, keys, ctrs, S + SLOT_DEAL_OFFSET)
         phase = PH_BID
         j = 0
     if phase == PH_BID:
-        for jj in range(j, S):
-            s = seat_from_left(st, jj)
-            apply_bid(st, s, RIVAL_BID if is_rival(st, s) else bid_choice(st, keys, ctrs, s))
+        bid_phase(st, keys, ctrs, ev, ev_n, j, None)
         phase = PH_MARKET
         j = 0
     if phase == PH_MARKET:
         if st[S_MARKET_ON]:
-            for jj in range(j, S):
-                s = seat_from_left(st, jj)
-                if not is_rival(st, s):
-                    market_turn(st, keys, ctrs, s, ev, ev_n)
+            market_phase(st, keys, ctrs, ev, ev_n, j, None)
         if st[S_RIVAL] >= 0:
             build_rival_deck(st, keys, ctrs, S + SLOT_AUX_OFFSET)
-        st[S_TRICK] = 0
-        start_trick(st, next_seat(st, st[S_DEALER]))
-    plays = rollout_tricks(st, keys, ctrs)
+        first_trick(st)
+    else:       # a card decision: the trick in progress first
+        plays += trick_rest(st, keys, ctrs)
+    if st[S_TRICK] < st[S_HAND_SIZE]:
+        plays += S * (st[S_HAND_SIZE] - st[S_TRICK])
+        tricks_phase(st, keys, ctrs, ev, ev_n, None)
     scoring_phase(st, ev, ev_n)
     return plays
 
@@ -1690,13 +1536,18 @@ def apply_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n)
 def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
     sum of (S - 1) x its Reputation change this round minus the other seats' changes (S times
-    its lead over their mean change). Each sample re-deals what me cannot see once and plays
+    its lead over their mean change); in a round that can end the game, first the win units
+    it takes in the samples (layout.SHARE_UNIT per win, shared by a tie for the lead). Each sample re-deals what me cannot see once and plays
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream)."""
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
     rpol = st[S_MCARG + 2 * me + 1]
     total = np.zeros(n_opt, dtype=np.int64)
+    # a round whose scoring can end the game (the last regular round, the sudden death): the
+    # samples' win units come first, so an option that wins the game in every sample is taken
+    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    wins = np.zeros(n_opt, dtype=np.int64)
     det = np.empty(ST_SIZE, dtype=np.int64)
     sim = np.empty(ST_SIZE, dtype=np.int64)
     cards = np.empty(N_CARDS, dtype=np.int64)
@@ -1715,7 +1566,6 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
                 det[i] = st[i]
         else:
             determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
-        det[S_TRACK] = 0
         for o in range(S):
             if o != det[S_RIVAL]:
                 det[S_POLICY + o] = rpol
@@ -1735,13 +1585,22 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
                 d = sim[S_REP + o] - st[S_REP + o]
                 v += (S - 1) * d if o == me else -d
             total[i] += v
+            if final:
+                w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
+                if (w >> me) & 1:
+                    wins[i] += layout.SHARE_UNIT // popcount(w)
     st[S_COUNT + C_MC_ROLLOUTS] += budget * n_opt
     st[S_COUNT + C_MC_PLAYS] += plays
     best = 0
     for i in range(1, n_opt):
-        if total[i] > total[best]:
+        if wins[i] > wins[best] or (wins[i] == wins[best] and total[i] > total[best]):
             best = i
     return best
+
+
+# The search player's entry points (mc_invest, mc_bid, mc_market_turn, mc_play) allocate their
+# working arrays, so they turn reference counting on explicitly (``_nrt=True``): Numba would
+# otherwise compile them with the ``_nrt=False`` of play_one, their caller (jit_borrowing).
 
 
 @jit
@@ -1749,19 +1608,17 @@ def search_slot(st, s):
     return st[S_SEATS] + SLOT_SEARCH_OFFSET + s
 
 
-@jit
+@jit(_nrt=True)
 def mc_invest(st, keys, ctrs, s, j):
-    """Investment by search: options no (first), yes."""
-    st[S_DECISIONS] += 1
+    """Investment by search: options no (first), yes (the phase counts the decision)."""
     opts = np.zeros(2, dtype=np.int64)
     opts[1] = 1
     return opts[mc_search(st, s, D_INVEST, opts, 2, j, False, 0, 0, keys, ctrs, search_slot(st, s))]
 
 
-@jit
+@jit(_nrt=True)
 def mc_bid(st, keys, ctrs, s, j):
-    """The bid by search: options 0 .. H in that order."""
-    st[S_DECISIONS] += 1
+    """The bid by search: options 0 .. H in that order (the phase counts the decision)."""
     n = max_bid(st) + 1
     opts = np.arange(n).astype(np.int64)
     return opts[mc_search(st, s, D_BID, opts, n, j, False, 0, 0, keys, ctrs, search_slot(st, s))]
@@ -1778,14 +1635,14 @@ def _mask_options(mask, opts):
     return n
 
 
-@jit
+@jit(_nrt=True)
 def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     """A search seat's Market action, each part by search: the action with its k as one choice
     (Pass, Draw 1 .. Draw min(Spend, Draw Deck), Buy 1 .. Buy min(Spend, Market), in that order;
     a k that could not be taken in full is not offered: it would take what a smaller k takes),
     then each Market card bought (ascending card code), then each discard (ascending card code).
-    Counts the decisions the other policies count (action, k, each card taken by Buy, each
-    discard)."""
+    Counts the decisions the other policies count (the action with its k, each card taken by
+    Buy, each discard)."""
     slot = search_slot(st, s)
     opts = np.empty(MAX_OPTIONS + N_CARDS, dtype=np.int64)
     halves, _ = estimate(st[S_HAND + s])
@@ -1793,10 +1650,8 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     st[S_DECISIONS] += 1
     n = 1
     opts[0] = A_PASS * 4
-    spend = st[S_SPEND + s]
     for a in (A_DRAW, A_BUY):
-        avail = cards_available(st, a)
-        for k in range(1, (spend if spend < avail else avail) + 1):
+        for k in range(1, k_max(st, s, a) + 1):
             opts[n] = a * 4 + k
             n += 1
     best = opts[0]
@@ -1808,7 +1663,6 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     taken_mask = np.int64(0)
     discarded = np.int64(0)
     if action != A_PASS:
-        st[S_DECISIONS] += 1
         taken = cards_taken(st, action, k)
         for i in range(taken):
             if action == A_DRAW:
@@ -1830,10 +1684,10 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n)
 
 
-@jit
+@jit(_nrt=True)
 def mc_play(st, keys, ctrs, s):
-    """A search seat's card: the legal cards in ascending card code (a single one is played)."""
-    st[S_DECISIONS] += 1
+    """A search seat's card: the legal cards in ascending card code (a single one is played;
+    the phase counts the decision)."""
     legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
     if popcount(legal) == 1:
         return lowest_bit(legal)
@@ -1844,7 +1698,7 @@ def mc_play(st, keys, ctrs, s):
 
 # ---- one game --------------------------------------------------------------------------------
 @jit(inline='always')
-def new_game(params, seats, seed, g, st, keys, ctrs):
+def new_game(params, seats, seed, g, st, keys, ctrs, search):
     """Set up game ``g`` in the buffers ``st``, ``keys``, ``ctrs`` (any earlier content is
     overwritten): the seats' SEAT streams (and an mc seat's SEARCH stream), counters at 0."""
     S = seats.shape[0]
@@ -1861,8 +1715,7 @@ def new_game(params, seats, seed, g, st, keys, ctrs):
     for s in range(S):
         if s != st[S_RIVAL]:
             st[S_POLICY + s] = seats[s, 0]
-            if seats[s, 0] == P_MC:
-                st[S_TRACK] = 1
+            if search is not None and seats[s, 0] == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.stream_key(seed, g, rng.SEARCH, s)
@@ -1878,11 +1731,7 @@ def end_of_round(st, ev, ev_n):
     winners, sudden = outcome(st)
     if not sudden:
         return True, winners
-    st[S_SUDDEN] = 1
-    st[S_CONTENDERS] = winners
-    st[S_COUNT + C_SUDDEN] = 1
-    if ev.shape[0] > 0:
-        record_event(ev, ev_n, E_SUDDEN, -1, winners)
+    st[S_CONTENDERS] = winners      # round_start begins the sudden death, unless round_cap ends it
     return False, np.int64(0)
 
 
@@ -1907,30 +1756,15 @@ def game_buffers(S):
             np.empty(2 * S + SLOT_SEARCH_OFFSET, dtype=np.int64))
 
 
-@jit
-def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` with any seats into ``out[row]``; record events into ``ev`` when it has
-    rows."""
-    st, keys, ctrs = game_buffers(seats.shape[0])
-    new_game(params, seats, seed, g, st, keys, ctrs)
-    cap = params[R_ROUND_CAP]
-    timeout = False
-    winners = np.int64(0)
-    while True:
-        if st[S_ROUND] >= cap:
-            timeout = True
-            break
-        play_round(st, keys, ctrs, ev, ev_n, seed, g)
-        done, winners = end_of_round(st, ev, ev_n)
-        if done:
-            break
-    end_game(st, winners, timeout, out, row, ev, ev_n)
-
-
 @jit_borrowing   # allocates nothing; its callers own every array (measured: +10% random play)
-def play_one_plain(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs):
-    """play_one for a game without search seats, in the caller's buffers (game_buffers)."""
-    new_game(params, seats, seed, g, st, keys, ctrs)
+def play_one(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs, search):
+    """Play game ``g`` into ``out[row]`` in the caller's buffers (game_buffers); record events
+    into ``ev`` when it has rows.
+
+    ``search`` is None when no seat is ``mc``: Numba then prunes every search branch at compile
+    time, so random and heuristic play run without the search player's code and bookkeeping;
+    any array selects the build with search (kernels/builds.py)."""
+    new_game(params, seats, seed, g, st, keys, ctrs, search)
     cap = params[R_ROUND_CAP]
     timeout = False
     winners = np.int64(0)
@@ -1938,7 +1772,7 @@ def play_one_plain(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs):
         if st[S_ROUND] >= cap:
             timeout = True
             break
-        play_round_plain(st, keys, ctrs, ev, ev_n, seed, g)
+        play_round(st, keys, ctrs, ev, ev_n, seed, g, search)
         done, winners = end_of_round(st, ev, ev_n)
         if done:
             break
@@ -1965,85 +1799,47 @@ def write_result(st, winners, timeout, out, row):
 
 
 # ---- bulk play and trace ----------------------------------------------------------------------
-# The runner-facing play_games / play_games_serial / trace_game are plain Python: a job with a
-# search (mc) seat goes to the *_search kernels (play_one), any other job to the *_plain kernels
-# (play_one_plain), which never reach the search code, so a plain job does not compile it.
-# The plain bulk kernels reuse one set of buffers per block of BLOCK games.
-BLOCK = 64
+# Two builds of play_one: ``search`` None (no mc seat; every search branch pruned at compile time)
+# or an array. The entry points choose in Python (kernels/builds.py), so a run compiles only the
+# build it needs.
+BLOCK = 64  # games per work item of play_games: one set of buffers each
 
 
-def has_search(seats) -> bool:
-    return builds.has_seat(seats, P_MC)
+@jit
+def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
+    """Play games ``first_game + i`` into rows ``i`` in [lo, hi) in one set of buffers."""
+    st, keys, ctrs = game_buffers(seats.shape[0])
+    for i in range(lo, hi):
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, st, keys, ctrs, search)
 
 
 @pjit
-def play_games_plain(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1`` without search seats, one row
-    each, in parallel over blocks of BLOCK games."""
+def _play_games(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     n = out.shape[0]
-    for b in prange((n + BLOCK - 1) // BLOCK):
-        st, keys, ctrs = game_buffers(seats.shape[0])
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            play_one_plain(params, seats, seed, first_game + i, out, i, ev, ev_n, st, keys, ctrs)
+    # blocks of BLOCK games, smaller when there are few games (a search player's chunk: at least
+    # 16 blocks, so every thread gets work); the blocking never changes a result
+    bs = min(BLOCK, max(1, n // 16))
+    for b in prange((n + bs - 1) // bs):
+        _play_range(params, seats, seed, first_game, out, b * bs, min(n, (b + 1) * bs), ev, ev_n,
+                    search)
 
 
 @jit
-def play_games_plain_serial(params, seats, seed, first_game, out):
+def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
-    st, keys, ctrs = game_buffers(seats.shape[0])
-    for i in range(out.shape[0]):
-        play_one_plain(params, seats, seed, first_game + i, out, i, ev, ev_n, st, keys, ctrs)
+    _play_range(params, seats, seed, first_game, out, 0, out.shape[0], ev, ev_n, search)
 
 
 @jit
-def trace_game_plain(params, seats, seed, game_index, out, ev, ev_n):
-    st, keys, ctrs = game_buffers(seats.shape[0])
-    play_one_plain(params, seats, seed, game_index, out, 0, ev, ev_n, st, keys, ctrs)
+def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
+    _play_range(params, seats, seed, game_index, out[:1], 0, 1, ev, ev_n, search)
 
 
-@pjit
-def play_games_search(params, seats, seed, first_game, out):
-    """play_games_plain for any seats (search seats too), one game per iteration."""
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
-    for i in prange(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
-
-
-@jit
-def play_games_search_serial(params, seats, seed, first_game, out):
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
-    for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
-
-
-@jit
-def trace_game_search(params, seats, seed, game_index, out, ev, ev_n):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
-
-
-def play_games(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
-    fn = play_games_search if has_search(seats) else play_games_plain
-    fn(params, seats, seed, first_game, out)
-
-
-def play_games_serial(params, seats, seed, first_game, out):
-    """play_games on the calling thread only (tests: serial == parallel)."""
-    fn = play_games_search_serial if has_search(seats) else play_games_plain_serial
-    fn(params, seats, seed, first_game, out)
-
-
-def trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    """Play game ``game_index`` into ``out[0]``, recording its events (the same kernel path as
-    play_games for these seats)."""
-    fn = trace_game_search if has_search(seats) else trace_game_plain
-    fn(params, seats, seed, game_index, out, ev, ev_n)
-
+play_games, play_games_serial, trace_game = builds.entry_points(
+    _play_games, _play_games_serial, _trace_game, P_MC)
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
     """Per-variant rates from the integer counter sums (NaN where nothing was counted)."""

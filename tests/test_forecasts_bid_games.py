@@ -13,6 +13,7 @@ from kernels.cards import mask_cards
 from tests.reference import forecasts_bid_ref as ref
 
 FULL = (1 << 52) - 1
+SEARCH = np.zeros(1, dtype=np.int64)    # any array selects the build with the search player
 SEED = 20261129
 VARIANTS = [(4, True), (3, True), (2, True), (4, False), (3, False), (2, False)]
 
@@ -96,14 +97,14 @@ def drive(players, policies, market, seed, g):
         rnd = int(st[fb.S_ROUND])
         dealer = rnd % S
         st[fb.S_DEALER] = dealer
-        fb.invest_phase(st, keys, ctrs, ev, ev_n)
+        fb.invest_phase(st, keys, ctrs, ev, ev_n, 0, None)
         for s in range(S):
             assert 0 <= st[fb.S_SPEND + s] <= fb.SPEND_MAX
         keys[S] = rng.stream_key(seed, g, rng.DEAL, rnd)
         ctrs[S] = 0
         fb.deal(st, keys, ctrs, S)
         census(st)
-        fb.bid_phase(st, keys, ctrs, ev, ev_n)
+        fb.bid_phase(st, keys, ctrs, ev, ev_n, 0, None)
         for s in range(S):
             assert 0 <= st[fb.S_BID + s] <= h
         if rival >= 0:
@@ -300,6 +301,36 @@ def test_round_cap_ends_the_game_as_a_timeout():
     assert (out[:, layout.col_length(S)] == 30).all()
 
 
+@pytest.mark.parametrize("players,policy", [(4, "random"), (3, "random"),
+                                            (4, "heuristic"), (2, "heuristic")])
+def test_a_round_cap_before_the_sudden_death_is_a_timeout_without_it(players, policy):
+    """round_cap = the regular rounds: a game tied for the lead after them would need a sixth
+    (fifth at 3p) round, so it ends as a timeout, and no sudden-death round is ever played: the
+    counter and the final events must not report one (issue #18)."""
+    cap = fb.ROUNDS[players]
+    n = 1500
+    out = run(players, [policy] * players, True, n=n, round_cap=cap, seed=11)
+    S = fb.n_seats(players, None)
+    timeouts = out[:, layout.col_flags(S)] == layout.FLAG_TIMEOUT
+    assert timeouts.any() and not timeouts.all()
+    assert (counter(out, S, fb.C_SUDDEN) == 0).all()
+    assert (out[:, layout.col_length(S)] == cap * fb.HAND_SIZE[players]).all()
+    assert (out[timeouts, layout.col_winners(S)] == 0).all()
+    assert (out[~timeouts, layout.col_winners(S)] > 0).all()
+    seats = seats_of(players, [policy] * players)
+    for g in np.nonzero(timeouts)[0][:5]:
+        o = np.zeros((1, out.shape[1]), dtype=np.int64)
+        ev = np.zeros((4096, layout.EVENT_WIDTH), dtype=np.int64)
+        ev_n = np.zeros(1, dtype=np.int64)
+        fb.trace_game(params_of(True, round_cap=cap), seats, np.int64(11), np.int64(g), o, ev,
+                      ev_n)
+        ev = ev[: ev_n[0]]
+        assert not (ev[:, 0] == fb.E_SUDDEN).any()
+        final = ev[ev[:, 0] == fb.E_RESULT]
+        assert len(final) == S
+        assert (final[:, 5] == 0).all() and (final[:, 6] == 1).all()   # sudden_death 0, timeout 1
+
+
 # ---- seat order: the dealer rotates, bids and the first lead from the dealer's left ----------------
 @pytest.mark.parametrize("players", [4, 3, 2])
 def test_dealer_rotation_and_turn_order(players):
@@ -380,24 +411,24 @@ def test_trace_is_the_run(players):
 
 
 @pytest.mark.parametrize("players,market", VARIANTS)
-def test_plain_and_search_kernels_agree_without_search_seats(players, market):
-    # play_games sends a job without mc seats to the plain kernels (no search code); the kernels
-    # for any seats must play the same games, event for event
+def test_both_builds_play_the_same_games_without_search_seats(players, market):
+    # play_games compiles play_one without the search player for a job without mc seats
+    # (search None); the build with it must play the same games, event for event
     seats = seats_of(players, (["random", "heuristic"] * 2)[:players])
     prm = params_of(market, round_cap=6)
     width = layout.out_width(seats.shape[0], fb.N_COUNTERS)
     a = np.zeros((200, width), dtype=np.int64)
     b = np.zeros((200, width), dtype=np.int64)
-    fb.play_games_plain_serial(prm, seats, np.int64(SEED), np.int64(300), a)
-    fb.play_games_search_serial(prm, seats, np.int64(SEED), np.int64(300), b)
+    fb._play_games_serial(prm, seats, np.int64(SEED), np.int64(300), a, None)
+    fb._play_games_serial(prm, seats, np.int64(SEED), np.int64(300), b, SEARCH)
     assert np.array_equal(a, b)
     for g in (300, 301, 302):
         evs = []
-        for fn in (fb.trace_game_plain, fb.trace_game_search):
+        for search in (None, SEARCH):
             o = np.zeros((1, width), dtype=np.int64)
             ev = np.zeros((4096, layout.EVENT_WIDTH), dtype=np.int64)
             ev_n = np.zeros(1, dtype=np.int64)
-            fn(prm, seats, np.int64(SEED), np.int64(g), o, ev, ev_n)
+            fb._trace_game(prm, seats, np.int64(SEED), np.int64(g), o, ev, ev_n, search)
             assert np.array_equal(o[0], a[g - 300])
             evs.append(ev[: ev_n[0]].copy())
         assert np.array_equal(evs[0], evs[1])
@@ -422,10 +453,12 @@ def test_plain_statement_agrees_with_rival_check_final(policy):
         assert ref.play_game(11, g, 2, [policy] * 2, True, rival_check="final") == out[g].tolist()
 
 
-def test_plain_statement_agrees_on_a_round_cap():
-    out = run(3, ["random"] * 3, True, n=40, round_cap=2, seed=3)
-    for g in range(40):
-        assert ref.play_game(3, g, 3, ["random"] * 3, True, round_cap=2) == out[g].tolist()
+@pytest.mark.parametrize("players,round_cap", [(3, 2), (4, 5), (3, 4), (2, 5)])
+def test_plain_statement_agrees_on_a_round_cap(players, round_cap):
+    pol = ["random"] * players
+    out = run(players, pol, True, n=60, round_cap=round_cap, seed=3)
+    for g in range(60):
+        assert ref.play_game(3, g, players, pol, True, round_cap=round_cap) == out[g].tolist()
 
 
 # ---- statistics ----------------------------------------------------------------------------------
@@ -437,10 +470,11 @@ def test_random_bids_are_uniform():
     assert chi2 < 35.56          # the 1e-4 upper critical value of chi-square at 10 df
 
 
-def test_random_market_actions_are_uniform_when_all_three_are_offered():
-    """The first player to act sees an empty Market (Pass or Draw, half each)."""
+def test_random_market_actions_are_uniform_over_the_distinct_actions():
+    """The first player to act sees an empty Market, a Draw Deck of 12 and holds Market Spend 3:
+    Pass, Draw 1, Draw 2, Draw 3, a quarter each (one draw over the distinct actions)."""
     seats = seats_of(4, ["random"] * 4)
-    first_draws = 0
+    tally = np.zeros(4)
     n = 400
     for g in range(n):
         o = np.zeros((1, layout.out_width(4, fb.N_COUNTERS)), dtype=np.int64)
@@ -450,9 +484,9 @@ def test_random_market_actions_are_uniform_when_all_three_are_offered():
         m = ev[: ev_n[0]]
         m = m[(m[:, 0] == fb.E_MARKET) & (m[:, 2] == 0)]
         assert m[0, 3] != fb.A_BUY
-        first_draws += int(m[0, 3] == fb.A_DRAW)
-    # binomial(400, 1/2): mean 200, sd 10; 4.5 sd either way
-    assert abs(first_draws - 200) < 45
+        tally[0 if m[0, 3] == fb.A_PASS else int(m[0, 4])] += 1
+    chi2 = ((tally - n / 4) ** 2 / (n / 4)).sum()
+    assert chi2 < 21.11          # the 1e-4 upper critical value of chi-square at 3 df
 
 
 def test_heuristic_hits_its_bid_more_often_than_random():

@@ -32,6 +32,7 @@ def test_heuristic_beats_random_on_paired_deals():
 # ---- no peeking: a position reached with the kernel's phase functions, then only hidden cards
 # ---- changed; the sample and the choice must not change ---------------------------------------
 MC_SEAT = 0
+SEARCH = np.zeros(1, dtype=np.int64)    # any array selects the phases' search branches
 
 
 def _ev():
@@ -65,7 +66,6 @@ def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
     st[fb.S_POLICY + MC_SEAT] = fb.P_MC
     st[fb.S_MCARG + 2 * MC_SEAT] = budget
     st[fb.S_MCARG + 2 * MC_SEAT + 1] = fb.P_HEURISTIC
-    st[fb.S_TRACK] = 1
     keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
     ev, ev_n = _ev()
     st[fb.S_DEALER] = 0
@@ -78,8 +78,8 @@ def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
             b = fb.RIVAL_BID if s == st[fb.S_RIVAL] else int(fb.bid_choice(st, keys, ctrs, s))
             fb.apply_bid(st, s, b)
         return st, keys, ctrs
-    fb.bid_phase(st, keys, ctrs, ev, ev_n)
-    fb.market_phase(st, keys, ctrs, ev, ev_n)
+    fb.bid_phase(st, keys, ctrs, ev, ev_n, 0, SEARCH)
+    fb.market_phase(st, keys, ctrs, ev, ev_n, 0, SEARCH)
     _check_tracking(st)
     if st[fb.S_RIVAL] >= 0:
         keys[S + 1] = rng.stream_key(seed, 0, rng.AUX, 0)
@@ -94,8 +94,9 @@ def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
             if t == tricks_before and s == MC_SEAT:
                 return st, keys, ctrs
             c = fb.mc_play(st, keys, ctrs, s) if s == MC_SEAT else fb.seat_play(st, keys, ctrs, s)
+            led = int(st[fb.S_LED_SUIT])
             fb.play_card(st, s, c)
-            fb.note_play(st, s, c, j)
+            fb.note_play(st, s, c, j, led)
             _check_tracking(st)
             s = int(fb.next_seat(st, s))
         fb.finish_trick(st)
@@ -179,7 +180,7 @@ def _sample(st, keys, ctrs):
     (4, -1, fb.P_HEURISTIC, 30), (4, 0, fb.P_HEURISTIC, 31), (4, 6, fb.P_HEURISTIC, 37),
     (3, 4, fb.P_HEURISTIC, 35), (2, -1, fb.P_HEURISTIC, 30), (2, 5, fb.P_HEURISTIC, 36),
     # positions with shown voids and cards known to be held (bought, not yet played)
-    (4, 2, fb.P_RANDOM, 1), (3, 6, fb.P_RANDOM, 14), (2, 3, fb.P_RANDOM, 3)])
+    (4, 2, fb.P_RANDOM, 3), (3, 6, fb.P_RANDOM, 3), (2, 3, fb.P_RANDOM, 3)])
 def test_mc_does_not_see_hidden_cards(players, tricks_before, others, seed):
     rs = np.random.default_rng(players * 10 + tricks_before)
     st, keys, ctrs = _position(players, tricks_before, seed=seed, others=others)
@@ -261,3 +262,60 @@ def test_bad_mc_arguments_are_refused(spec, needle):
     from simcli.errors import SimError
     with pytest.raises(SimError, match=needle):
         cfg.resolve("forecasts-bid", policy=spec)
+
+
+# ---- an immediate game-winning action (RULINGS conventions: every policy takes one) -----------
+def test_mc_takes_the_card_that_wins_the_game_over_a_better_round():
+    """4p, the last regular round, trick 9 of 10 (index 8): seat 1 led KH, seats 2 and 3 followed
+    2H, 3H; seat 0 (mc, void in Hearts) holds AD and 2C. Every other card still in a hand is known
+    (bought from the Market): seat 1 holds 3C, seat 2 AC, seat 3 4C, so the rest is forced:
+    - AD: seat 0 takes this trick, leads 2C, seat 2's AC takes the last: tricks 0: 3 (bid 3, +3),
+      1: 2 (bid 3, -2), 2: 5 (bid 5, +10), 3: 0 (bid 0, +5); Reputation 33, 29, 10, 5: seat 0 wins.
+    - 2C: seat 1 takes this trick, seat 0's AD trumps the last: 0: 3 (+3), 1: 3 (+3), 2: 4 (-4),
+      3: 0 (+5); Reputation 33, 34, -4, 5: seat 1 wins.
+    The round objective ((S-1) x own change - the others' changes) prefers 2C (12 - 4 = 8 against
+    12 - 13 = -1); AD wins the game in every sample, so mc must play it."""
+    from kernels.cards import parse_card
+    c = {n: parse_card(n) for n in ("KH", "2H", "3H", "AD", "2C", "3C", "AC", "4C")}
+    st = np.empty(fb.ST_SIZE, dtype=np.int64)
+    fb.init_game(st, 4, 1)
+    S = 4
+    st[fb.S_ROUND] = fb.ROUNDS[4] - 1
+    st[fb.S_DEALER] = st[fb.S_ROUND] % S
+    st[fb.S_TRICK] = 8
+    st[fb.S_TRICKS_PLAYED] = 48
+    for s, (rep, bid, won) in enumerate([(30, 3, 2), (31, 3, 2), (0, 5, 4), (0, 0, 0)]):
+        st[fb.S_REP + s] = rep
+        st[fb.S_BID + s] = bid
+        st[fb.S_WON + s] = won
+        st[fb.S_POLICY + s] = fb.P_HEURISTIC
+        st[fb.S_PLAYED + s] = -1
+    st[fb.S_POLICY + MC_SEAT] = fb.P_MC
+    st[fb.S_MCARG + 2 * MC_SEAT] = 8
+    st[fb.S_MCARG + 2 * MC_SEAT + 1] = fb.P_HEURISTIC
+    st[fb.S_HAND + 0] = (1 << c["AD"]) | (1 << c["2C"])
+    for s, n in ((1, "3C"), (2, "AC"), (3, "4C")):
+        st[fb.S_HAND + s] = 1 << c[n]
+        st[fb.S_KNOWN + s] = 1 << c[n]
+    fb.start_trick(st, 1)
+    st[fb.S_HAND + 1] |= 1 << c["KH"]
+    st[fb.S_HAND + 2] |= 1 << c["2H"]
+    st[fb.S_HAND + 3] |= 1 << c["3H"]
+    for s, n in ((1, "KH"), (2, "2H"), (3, "3H")):
+        fb.play_card(st, s, c[n])
+    # the 32 cards of the first 8 tricks and the 12 of the Draw Deck (hidden from seat 0)
+    rest = [x for x in range(52) if x not in c.values()]
+    won = 0
+    for x in rest[:32]:
+        won |= 1 << x
+    st[fb.S_WON_PILE] = won
+    for i, x in enumerate(rest[32:]):
+        st[fb.S_DRAW_DECK + i] = x
+    st[fb.S_DECK_TOP] = 0
+    st[fb.S_DECK_END] = 12
+    st[fb.S_MARKET] = 0
+    keys = np.zeros(2 * S + 2, dtype=np.uint64)
+    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
+    for seed in range(3):
+        keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
+        assert int(fb.mc_play(st.copy(), keys.copy(), ctrs.copy(), MC_SEAT)) == c["AD"]

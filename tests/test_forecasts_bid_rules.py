@@ -309,6 +309,27 @@ def test_random_market_turns_cover_every_action():
     assert seen == {fb.A_PASS, fb.A_DRAW, fb.A_BUY}
 
 
+def test_a_random_market_turn_is_uniform_over_the_distinct_actions():
+    """Draw Deck 2 cards, Market 1 card, Market Spend 3: Draw 3 takes what Draw 2 takes and Buy 2
+    or 3 what Buy 1 takes (resource limits), so the distinct actions are Pass, Draw 1, Draw 2,
+    Buy 1 (RULINGS: random = uniform over the legal options, one draw): 1/4 each."""
+    tally = {}
+    n = 4000
+    for seed in range(n):
+        st = market_state(3, ["2S", "3S"], ["4H"])
+        st[fb.S_HAND + 0] = hand("AS", "KS", "QS", "JS", "10S", "9S", "8S", "7S", "6S", "5S")
+        keys, ctrs = streams(4, seed=seed)
+        ev = np.zeros((8, layout.EVENT_WIDTH), dtype=np.int64)
+        ev_n = np.zeros(1, dtype=np.int64)
+        fb.market_turn(st, keys, ctrs, 0, ev, ev_n)
+        key = (int(ev[0, 3]), int(ev[0, 4]))
+        tally[key] = tally.get(key, 0) + 1
+    assert set(tally) == {(fb.A_PASS, 0), (fb.A_DRAW, 1), (fb.A_DRAW, 2), (fb.A_BUY, 1)}
+    counts = np.array(list(tally.values()), dtype=float)
+    chi2 = ((counts - n / 4) ** 2 / (n / 4)).sum()
+    assert chi2 < 21.11          # the 1e-4 upper critical value of chi-square at 3 df
+
+
 def test_heuristic_buys_a_strong_card_when_short_of_its_bid():
     st = market_state(3, ["2S"], ["AD", "3C"])
     st[fb.S_HAND + 0] = hand("2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH")

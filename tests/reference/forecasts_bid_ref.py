@@ -301,12 +301,14 @@ class Game:
             k = 0
             if action != "pass":
                 k = 1
-                self.decisions += 1
         else:
-            action = offered[self.choose(s, len(offered))]
-            k = 0
-            if action != "pass":
-                k = 1 + self.choose(s, self.spend[s])
+            # one decision over the distinct actions: Pass, Draw 1 .. Draw n, Buy 1 .. Buy m,
+            # where n and m stop at the Spend and at the cards there (a larger k takes the same)
+            n = min(self.spend[s], len(draw_deck))
+            m = min(self.spend[s], len(market))
+            actions = [("pass", 0)] + [("draw", k) for k in range(1, n + 1)] + \
+                [("buy", k) for k in range(1, m + 1)]
+            action, k = actions[self.choose(s, len(actions))]
         if action == "pass":
             self.count["market_pass"] += 1
             return
@@ -353,6 +355,8 @@ class Game:
             if rnd >= self.round_cap:
                 timeout = True
                 break
+            if sudden:      # the sudden-death round is counted when it is played
+                self.count["sudden_death"] = 1
             self.play_round(rnd)
             rnd += 1
             if rnd < regular_rounds(self.players):
@@ -368,7 +372,6 @@ class Game:
             if len(winners) > 1 and not sudden:
                 sudden = True
                 contenders = winners
-                self.count["sudden_death"] = 1
                 continue
             break
         if timeout:
