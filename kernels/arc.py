@@ -5,7 +5,7 @@ and pgc after every round; sudden-skies after every full turn of the table and a
 each seat's running standing. The leaders are the seats with the best standing (highest, or
 lowest where fewest points win); a seat is strictly last when every other seat stands better.
 ``checkpoint`` keeps a small block of integers per game (``arc block``, ``width(S)`` columns,
-stored after the counters of the result row, see kernels/layout.py):
+stored after the counters of the result row, see kernels/layout.py; a solo game has none):
 
     A_K           checkpoints so far (K at the end of the game)
     A_CHANGES     checkpoints after the first whose leader set differs from the previous one's

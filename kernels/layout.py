@@ -11,7 +11,7 @@
     2S+3          DECISIONS: number of decisions taken by all seats (for decisions/s)
     [2S+4, +C)    the game's counters, in the order of its COUNTERS declaration
     [2S+4+C, +A)  the arc block (kernels/arc.py): checkpoint standings folded per game,
-                  A = ARC_FIXED + S columns; all zero in a game without checkpoints
+                  A = ARC_FIXED + S columns (none when S = 1, a solo game)
 
 A trace event is an int64 row of ``EVENT_WIDTH`` fields: ``[code, seat, v0, v1, ...]``.
 """
@@ -62,8 +62,13 @@ def col_arc(S, C):
     return 2 * S + N_FIXED + C
 
 
+def arc_width(n_seats: int) -> int:
+    """Columns of the arc block: none for a solo game (no one to lead)."""
+    return ARC_FIXED + n_seats if n_seats > 1 else 0
+
+
 def out_width(n_seats: int, n_counters: int) -> int:
-    return 2 * n_seats + N_FIXED + n_counters + ARC_FIXED + n_seats
+    return 2 * n_seats + N_FIXED + n_counters + arc_width(n_seats)
 
 
 @jit

@@ -43,8 +43,9 @@ class Accumulators:
                    lower_is_better, self.win_units, self.place_counts, self.score_hist,
                    self.len_hist, self.counters, self.misc)
         S = self.n_seats
-        arc.fold_rows(out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2,
-                      self.arc_misc, self.arc_start, self.arc_end)
+        if S > 1:   # a solo game's rows have no arc block
+            arc.fold_rows(out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2,
+                          self.arc_misc, self.arc_start, self.arc_end)
 
     def merge(self, other: "Accumulators") -> None:
         for name in self.FIELDS:
