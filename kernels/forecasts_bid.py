@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import builds, layout, rng
+from . import arc, builds, layout, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
@@ -225,6 +225,7 @@ _S32 = np.uint64(32)
 # ---- trace events -------------------------------------------------------------------------
 (E_ROUND, E_INVEST, E_DEAL, E_DRAW_DECK, E_SET_ASIDE, E_BID, E_MARKET, E_RIVAL_DECK,
  E_RIVAL_ORDER, E_RIVAL_FLIP, E_PLAY, E_TRICK, E_SCORE, E_SUDDEN, E_RESULT) = range(1, 16)
+E_CHECKPOINT = 16
 RIVAL_ORDER_PER_EVENT = 6  # round + position + 6 cards = the 8 values of an event
 _ACTIONS = ("pass", "draw", "buy")
 EVENTS = (
@@ -247,6 +248,7 @@ EVENTS = (
     Event(E_SCORE, "round_score", ("round", "bid", "tricks", "points", "reputation", "spend")),
     Event(E_SUDDEN, "sudden_death", ("contenders",)),
     Event(E_RESULT, "final", ("score", "place", "winner", "sudden_death", "timeout")),
+    arc.checkpoint_event(E_CHECKPOINT),   # Reputation after every round, sudden death included
 )
 
 
@@ -1902,11 +1904,15 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs, search)
     cap = params[R_ROUND_CAP]
     timeout = False
     winners = np.int64(0)
+    # game arc (issue #16): a checkpoint after every round, standing = Reputation (the Rival's too)
+    abase = layout.col_arc(seats.shape[0], N_COUNTERS)
+    arc.reset(out, row, abase, seats.shape[0])
     while True:
         if st[S_ROUND] >= cap:
             timeout = True
             break
         play_round(st, keys, ctrs, ev, ev_n, seed, g, search)
+        arc.checkpoint(out, row, abase, seats.shape[0], st, S_REP, False, ev, ev_n, E_CHECKPOINT)
         done, winners = end_of_round(st, ev, ev_n)
         if done:
             break

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import builds, layout, rng
+from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 
 # Speed notes (CPU-time A/B on one thread, bit-identical results; benchmarks/RESULTS.md):
@@ -113,6 +113,7 @@ N_COUNTERS = len(COUNTERS)
 
 # ---- trace events -------------------------------------------------------------------------
 E_DEAL, E_FORECAST, E_PLAY, E_TRICK, E_MOVE, E_NO_MOVE, E_ADVISORY_CHOICE, E_ROUND, E_CUBES, E_FINAL = range(1, 11)
+E_CHECKPOINT = 11
 _BUCKETS = ("Hot", "Neutral", "Cold")
 EVENTS = (
     Event(E_DEAL, "deal", ("round", "hand", "leader"), masks=("hand",)),
@@ -127,6 +128,7 @@ EVENTS = (
           words=(("forecast", ("Hot", "Cold")),)),
     Event(E_CUBES, "cubes", ("round", "hot", "neutral", "cold")),
     Event(E_FINAL, "final", ("score", "place", "correct", "advisory_unused", "winner")),
+    arc.checkpoint_event(E_CHECKPOINT),   # standing = running score, after every round
 )
 
 
@@ -912,6 +914,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         out[row, col_counter(P, C_FINAL_HOT + cubes[HOT])] += 1
         if rec:
             record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
+        # game arc (issue #16): a checkpoint after every round, standing = running score
+        arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, score, 0, False, ev, ev_n, E_CHECKPOINT)
     out[row, col_counter(P, C_ROUNDS)] = n_rounds
     out[row, col_counter(P, C_ADV_USES)] = adv_uses
     out[row, col_counter(P, C_HOT_FORECASTS)] = hot_f

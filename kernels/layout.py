@@ -10,6 +10,8 @@
     2S+2          FLAGS: bit 0 = timeout (hit the safety cap or a stalemate)
     2S+3          DECISIONS: number of decisions taken by all seats (for decisions/s)
     [2S+4, +C)    the game's counters, in the order of its COUNTERS declaration
+    [2S+4+C, +A)  the arc block (kernels/arc.py): checkpoint standings folded per game,
+                  A = ARC_FIXED + S columns (none when S = 1, a solo game)
 
 A trace event is an int64 row of ``EVENT_WIDTH`` fields: ``[code, seat, v0, v1, ...]``.
 """
@@ -20,6 +22,7 @@ from ._jit import jit
 FLAG_TIMEOUT = 1
 N_FIXED = 4
 EVENT_WIDTH = 24
+ARC_FIXED = 8       # arc block columns before its one-per-seat part (kernels/arc.py)
 SHARE_UNIT = 60  # a k-way shared victory adds SHARE_UNIT // k; 60 divides by every k <= 6
 
 
@@ -53,8 +56,19 @@ def col_counter(S, i):
     return 2 * S + N_FIXED + i
 
 
+@jit
+def col_arc(S, C):
+    """First column of the arc block, after the C counters."""
+    return 2 * S + N_FIXED + C
+
+
+def arc_width(n_seats: int) -> int:
+    """Columns of the arc block: none for a solo game (no one to lead)."""
+    return ARC_FIXED + n_seats if n_seats > 1 else 0
+
+
 def out_width(n_seats: int, n_counters: int) -> int:
-    return 2 * n_seats + N_FIXED + n_counters
+    return 2 * n_seats + N_FIXED + n_counters + arc_width(n_seats)
 
 
 @jit

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import builds, layout, rng
+from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -243,6 +243,7 @@ RESTRICTIONS = (
 
 # ---- trace events -------------------------------------------------------------------------
 (E_ROUND, E_DEAL, E_PLAY, E_PASS, E_TRICK, E_PICKUP, E_OUT, E_SCORE, E_FINAL) = range(1, 10)
+E_CHECKPOINT = 10
 _ACTION_WORDS = ("action", ACTION_NAMES)
 _KIND_WORDS = ("kind", KIND_NAMES)
 EVENTS = (
@@ -258,6 +259,7 @@ EVENTS = (
     Event(E_OUT, "out", ("round",)),
     Event(E_SCORE, "round_score", ("round", "points", "total", "cards_left")),
     Event(E_FINAL, "final", ("score", "place", "winner", "timeout")),
+    arc.checkpoint_event(E_CHECKPOINT),   # standing = running points (fewest best), every round
 )
 
 
@@ -1174,6 +1176,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
                 record_event(ev, ev_n, E_SCORE, s, rnd, pts, st[SCORE + s], left)
         for s in range(P):
             tmp[s] = st[SCORE + s]
+        # game arc (issue #16): a checkpoint after every round, standing = points, fewest best
+        arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, tmp, 0, True, ev, ev_n, E_CHECKPOINT)
         if game_over_after(st, params, fixed, target, tmp):
             break
         rnd += 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import layout, rng
+from . import arc, layout, rng
 from ._jit import jit, pjit
 from .cards import (
     CLUBS, DIAMONDS, HEARTS, N_CARDS, N_RANKS, N_SUITS, SPADES, SUIT_MASK,
@@ -173,6 +173,7 @@ STATE_SIZE = ST_CTR + N_COUNTERS
 # ---- trace events -------------------------------------------------------------------------
 (E_DEAL, E_SKIP, E_FORCED_DRAW, E_PASS, E_REVEAL, E_DRAW_DISCARD, E_WEATHER, E_WIND_PASS,
  E_SUN_VIEW, E_RESULT) = range(1, 11)
+E_CHECKPOINT = 11
 _EFFECTS = ("thunder", "sun", "wind", "cloud")
 EVENTS = (
     Event(E_DEAL, "deal", ("hand", "pile"), masks=("hand",)),
@@ -189,6 +190,7 @@ EVENTS = (
     Event(E_SUN_VIEW, "sun_view", ("turn", "target", "hand"), masks=("hand",)),
     Event(E_RESULT, "result", ("length", "end", "score0", "score1", "score2", "score3"),
           words=(("end", ("running", "win", "timeout", "stalemate")),), seat_always=True),
+    arc.checkpoint_event(E_CHECKPOINT),   # flush progress after every full turn of the table
 )
 
 
@@ -1486,7 +1488,7 @@ def take_turn_search(st, s, keys, ctrs):
 
 
 @jit
-def play_from_search(st, s, keys, ctrs, ev, ev_n):
+def play_from_search(st, s, keys, ctrs, ev, ev_n, ab, stand):
     """play_from for a game with mc seats: every seat's observations are tracked after each turn."""
     P = st[ST_PLAYERS]
     rec = ev.shape[0] > 0
@@ -1500,7 +1502,10 @@ def play_from_search(st, s, keys, ctrs, ev, ev_n):
         if st[ST_PILE_N] == 0:
             st[ST_CTR + C_PILE_EMPTIED] = 1
         if game_over(st):
+            arc_checkpoint(st, ab, stand, ev, ev_n)
             return
+        if s == P - 1:
+            arc_checkpoint(st, ab, stand, ev, ev_n)
         s = (s + 1) % P
 
 
@@ -1526,17 +1531,45 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
     if rec:
         for s in range(P):
             record_event(ev, ev_n, E_DEAL, s, st[ST_HAND + s], st[ST_PILE_N])
+    ab = np.zeros((1, arc.width(P)), dtype=np.int64)   # game arc block, copied into the row
+    stand = np.zeros(P, dtype=np.int64)
     if search:
         init_tracking(st)
-        play_from_search(st, 0, keys, ctrs, ev, ev_n)
+        play_from_search(st, 0, keys, ctrs, ev, ev_n, ab, stand)
     else:
-        play_from(st, 0, keys, ctrs, ev, ev_n)
+        play_from(st, 0, keys, ctrs, ev, ev_n, ab, stand)
     finish(st, out, row, ev, ev_n)
+    arc.copy_block(ab, 0, 0, out, row, layout.col_arc(P, N_COUNTERS), P)
+
+
+# Game arc (issue #16): a checkpoint after every full turn of the table (after the last seat's
+# turn) and at the end. The standing is flush progress, the most cards of one suit in hand (a
+# proxy: a hand's suits say how near a flush is, not who will reveal first); a revealed flush
+# stands above any hand, so the winner leads at the final checkpoint.
+REVEALED_STANDING = N_RANKS + 1
 
 
 @jit
-def play_from(st, s, keys, ctrs, ev, ev_n):
-    """Turns from seat s clockwise until the game is over (also for hand-built states)."""
+def arc_checkpoint(st, ab, stand, ev, ev_n):
+    """Record one checkpoint of the game arc into the block ``ab[0]`` (standings into ``stand``)."""
+    P = st[ST_PLAYERS]
+    for p in range(P):
+        h = st[ST_HAND + p]
+        most = 0
+        for suit in range(N_SUITS):
+            most = max(most, popcount(h & SUIT_MASK[suit]))
+        stand[p] = most
+    if st[ST_WINNER] >= 0:
+        stand[st[ST_WINNER]] = REVEALED_STANDING
+    arc.checkpoint(ab, 0, 0, P, stand, 0, False, ev, ev_n, E_CHECKPOINT)
+
+
+@jit
+def play_from(st, s, keys, ctrs, ev, ev_n, ab=None, stand=None):
+    """Turns from seat s clockwise until the game is over (also for hand-built states).
+
+    With ``ab`` (an arc block, see arc_checkpoint) the game arc's checkpoints are recorded.
+    """
     P = st[ST_PLAYERS]
     rec = ev.shape[0] > 0
     while True:
@@ -1546,7 +1579,11 @@ def play_from(st, s, keys, ctrs, ev, ev_n):
         if st[ST_PILE_N] == 0:
             st[ST_CTR + C_PILE_EMPTIED] = 1
         if game_over(st):
+            if ab is not None:
+                arc_checkpoint(st, ab, stand, ev, ev_n)
             return
+        if ab is not None and s == P - 1:
+            arc_checkpoint(st, ab, stand, ev, ev_n)
         s = (s + 1) % P
 
 

@@ -10,21 +10,29 @@ The unit of independence for intervals is the *deal*: ``win_sq[s]`` is the sum o
 replay it (the rotations of a ``--rotate`` run; one game otherwise), and ``misc[M_DEALS]``
 counts deals. With ``win_units`` they give the per-deal variance of each seat's share, so a
 shared win's smaller variance and the correlation of a deal's rotations are both accounted for.
+
+The arc sums (``arc_misc``, ``arc_start``, ``arc_end``) are kernels/arc.py's fold of the rows'
+arc blocks (games with opponents only).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import arc
 from ._jit import jit
 from .layout import FLAG_TIMEOUT, N_FIXED, SHARE_UNIT
 
 M_GAMES, M_TIES, M_TIMEOUTS, M_GAP_SUM, M_GAP_GAMES, M_DECISIONS, M_OUT_OF_RANGE, M_DEALS = range(8)
 N_MISC = 8
-ACC_FIELDS = ("win_units", "win_sq", "place_counts", "score_hist", "len_hist", "counters", "misc")
+# every accumulator array, merged by adding (the Dask backend ships them by these names)
+ACC_FIELDS = ("win_units", "win_sq", "place_counts", "score_hist", "len_hist", "counters", "misc",
+              "arc_misc", "arc_start", "arc_end")
 
 
 class Accumulators:
     """The integer state of one job: allocate once, fold every chunk into it, merge by adding."""
+
+    FIELDS = ACC_FIELDS
 
     def __init__(self, n_seats: int, n_counters: int, score_lo: int, score_hi: int,
                  len_lo: int, len_hi: int):
@@ -37,6 +45,9 @@ class Accumulators:
         self.len_hist = np.zeros(len_hi - len_lo + 1, dtype=np.int64)
         self.counters = np.zeros(n_counters, dtype=np.int64)
         self.misc = np.zeros(N_MISC, dtype=np.int64)
+        self.arc_misc = np.zeros(arc.N_X, dtype=np.int64)
+        self.arc_start = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
+        self.arc_end = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
 
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
@@ -44,6 +55,10 @@ class Accumulators:
         fold_chunk(out, self.n_seats, self.n_counters, self.score_lo, self.len_lo,
                    lower_is_better, game_is_deal, self.win_units, self.win_sq, self.place_counts,
                    self.score_hist, self.len_hist, self.counters, self.misc)
+        S = self.n_seats
+        if S > 1:   # a solo game's rows have no arc block
+            arc.fold_rows(out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2,
+                          self.arc_misc, self.arc_start, self.arc_end)
 
     def fold_deals(self, units: np.ndarray) -> None:
         """Per-deal win units (deals x seats, summed over a deal's rotations): squares and count."""

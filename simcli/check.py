@@ -11,6 +11,10 @@ Tests per job (matched by game, variant, players, policies and labels):
   score mean of each seat    Welch's t test (normal tail)   effect: difference, Cohen's d
   score distribution / seat  two-sample chi-square          effect: Cramer's V
   length distribution        two-sample chi-square          effect: Cramer's V
+  game arc (games with checkpoints and a winner, n = arc_games; docs/balance.md):
+    comeback_rate, last_swing  two-proportion z test         effect: difference, Cohen's h
+    lead_changes, decided_at   Welch's t test (normal tail)   effect: difference, Cohen's d
+    (skipped while the baseline predates these columns)
 All p-values of one check form one family, corrected with Holm-Bonferroni at ``alpha``.
 Designer expectations (``configs/expectations.toml``) are checked on the new run's numbers.
 """
@@ -132,6 +136,7 @@ def compare(base: dict[str, pl.DataFrame], new: dict[str, pl.DataFrame], alpha: 
             rows.append({**keyd, "metric": metric, "seat": None, "baseline": b[metric], "current": v[metric],
                          "effect": v[metric] - b[metric], "effect_size": stats.cohens_h(v[metric], b[metric]),
                          "p_value": p, "note": "two-proportion z; effect size = Cohen's h"})
+        rows += _arc_tests(keyd, b, v)
         flt = [pl.col(c) == keyd[c] if keyd[c] is not None else pl.col(c).is_null() for c in kcols]
         bs = base["seats"].filter(*flt) if all(c in base["seats"].columns for c in kcols) else base["seats"].clear()
         ns = new["seats"].filter(*flt)
@@ -177,6 +182,36 @@ def compare(base: dict[str, pl.DataFrame], new: dict[str, pl.DataFrame], alpha: 
     pvals = [p if p == p else 1.0 for p in df["p_value"].to_list()]
     moved = stats.holm(pvals, alpha)
     return df.with_columns(pl.Series("moved", moved))
+
+
+ARC_SHARES = ("comeback_rate", "last_swing")
+ARC_MEANS = ("lead_changes", "decided_at")
+
+
+def _arc_tests(keyd: dict, b: dict, v: dict) -> list[dict]:
+    """The game-arc metrics of one job as tests; none when either run lacks them (a baseline
+    made before they existed, or a game without checkpoints)."""
+    rows = []
+    n1, n2 = b.get("arc_games"), v.get("arc_games")
+    if not n1 or not n2:
+        return rows
+    for metric in ARC_SHARES:
+        if b.get(metric) is None or v.get(metric) is None:
+            continue
+        _, p = stats.two_proportion(v[metric] * n2, n2, b[metric] * n1, n1)
+        rows.append({**keyd, "metric": metric, "seat": None, "baseline": b[metric], "current": v[metric],
+                     "effect": v[metric] - b[metric], "effect_size": stats.cohens_h(v[metric], b[metric]),
+                     "p_value": p, "note": "two-proportion z over arc_games; effect size = Cohen's h"})
+    for metric in ARC_MEANS:
+        sd = metric + "_sd"
+        if any(r.get(c) is None for r in (b, v) for c in (metric, sd)):
+            continue
+        _, p = stats.welch(v[metric], v[sd], n2, b[metric], b[sd], n1)
+        rows.append({**keyd, "metric": metric, "seat": None, "baseline": b[metric], "current": v[metric],
+                     "effect": v[metric] - b[metric],
+                     "effect_size": stats.cohens_d(v[metric], v[sd], b[metric], b[sd]),
+                     "p_value": p, "note": "Welch t over arc_games; effect size = Cohen's d"})
+    return rows
 
 
 def load_expectations(path: Path | None = None) -> list[dict]:

@@ -1,6 +1,7 @@
 """Printing and writing report tables: fixed file names, written atomically.
 
-Files: seats, variants, scores, lengths, counters (.parquet or .csv) and meta.json, written into
+Files: seats, variants, scores, lengths, counters, arc (.parquet or .csv), meta.json and arc.png
+(leader win rate against checkpoints from the end, when the run has an ``arc`` table), written into
 the staging folder of ``simcli.output`` (renamed into place only when complete).
 """
 from __future__ import annotations
@@ -13,8 +14,9 @@ from pathlib import Path
 import polars as pl
 
 from .errors import SimError
+from .report import ARC_COLUMNS
 
-TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired")
+TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "arc")
 FORMATS = ("parquet", "csv")
 
 
@@ -36,6 +38,10 @@ def write_tables(tables: dict[str, pl.DataFrame], folder: Path, fmt: str, meta: 
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    arc = tables.get("arc")
+    if arc is not None and arc.height and "arc.png" not in (extra_files or {}):
+        from .html_report import arc_png
+        extra_files = {**(extra_files or {}), "arc.png": arc_png(arc)}
     written = []
     for name, df in tables.items():
         p = folder / f"{name}.{fmt}"
@@ -60,7 +66,7 @@ def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:
         return
     known = {"game", "variant", "players", "policies", "games", "deals", "rotations", "tie_rate",
              "timeout_rate", "seat0_advantage", "balance", "length_mean", "length_sd", "leader_gap",
-             "decisions_per_game", "length_unit", "wall_s"}
+             "decisions_per_game", "length_unit", "wall_s", *ARC_COLUMNS}
     labels = [c for c in variants.columns if c not in known]  # sweep axes, dates
     with pl.Config(tbl_rows=200, tbl_cols=30, tbl_width_chars=160, float_precision=4,
                    tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
@@ -78,9 +84,27 @@ def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:
             echo("Policies (same deals, every seat rotation)")
             echo(str(pol.select("game", "variant", "players", "policy", "seats_held", "deals",
                                 "win_share", "win_ci_low", "win_ci_high")))
+        for line in arc_lines(variants):
+            echo(line)
         counters = tables.get("counters")
         if counters is not None and counters.height:
             m = counters.filter(pl.col("kind") == "metric").filter(
                 ~pl.col("metric").str.contains(r"_\d+_share$"))
             echo("Game counters")
             echo(str(m.select("game", "variant", "players", *labels, "metric", "value")))
+
+
+def arc_lines(variants: pl.DataFrame) -> list[str]:
+    """One printed line per job with checkpoints: the four game-arc metrics (docs/balance.md)."""
+    if "arc_games" not in variants.columns:
+        return []
+    lines = []
+    for v in variants.iter_rows(named=True):
+        if not v["arc_games"]:
+            continue
+        lines.append(f"arc {v['game']}/{v['variant']}/{v['players']}p [{v['policies']}]: "
+                     f"lead_changes {v['lead_changes']:.3f}, comeback_rate {v['comeback_rate']:.4f}, "
+                     f"decided_at {v['decided_at']:.3f}, last_swing {v['last_swing']:.4f} "
+                     f"({v['checkpoints_mean']:.2f} checkpoints/game, {v['arc_games']} games, "
+                     f"{v['arc_excluded']} timeouts not counted)")
+    return lines

@@ -12,7 +12,9 @@ when there are several jobs, the tune verdict with ``tune.png`` and its table (`
 calendar heat-maps (``dates``), the sweep comparison plots
 (``axes``), then one section per job: its numbers, a three-panel figure (win share per seat
 with 95% intervals, score distribution per seat, game-length distribution), the seat table,
-the policy comparison (rotated runs) and the game's derived counter metrics. At most
+the policy comparison (rotated runs) and the game's derived counter metrics. A section "When is
+the game decided?" (table ``arc``) plots, per job, how often a leader at each checkpoint counted
+from the end goes on to win, with the four arc metrics of each job. At most
 ``MAX_FIGURES`` images are drawn; the page says how many were left out.
 """
 from __future__ import annotations
@@ -31,7 +33,7 @@ import polars as pl
 
 from .errors import SimError
 
-TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates", "tune", "ablations")
+TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates", "tune", "ablations", "arc")
 # metrics that compare seats which chose to use an option with seats that did not: correlations,
 # not the option's value (a seat mostly uses it when behind); `simcli ablate` measures the value
 CORRELATIONAL = ("advisory_effect", "advisory_user_win_share", "advisory_nonuser_win_share")
@@ -766,6 +768,68 @@ def _tune_section(tune: pl.DataFrame, meta: dict, report_dir: Path) -> str:
 
 # -------------------------------------------------------------------------------------- page
 
+ARC_METRICS = (("lead_changes", "lead changes"), ("comeback_rate", "comeback rate"),
+               ("decided_at", "decided at (k/K)"), ("last_swing", "last swing"))
+
+
+def arc_figure(arc: pl.DataFrame, title_of, ax) -> int:
+    """leader_wins (with 95% intervals) against checkpoints counted from the end, one line per
+    job (at most MAX_LINES); returns the number of lines drawn."""
+    end = arc.filter(pl.col("counted") == "end")
+    keys = [c for c in end.columns if c not in ("counted", "checkpoint", "games", "leader_wins", "ci_low",
+                                                 "ci_high", "lead_change_rate")]
+    parts = end.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): end}
+    n = 0
+    for key, part in parts.items():
+        if n >= MAX_LINES:
+            break
+        part = part.sort("checkpoint")
+        x = part["checkpoint"].to_list()
+        y = part["leader_wins"].to_list()
+        line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=_short(title_of(dict(zip(keys, key)))))
+        ax.fill_between(x, part["ci_low"].to_list(), part["ci_high"].to_list(), color=line.get_color(), alpha=.15)
+        n += 1
+    ax.set_xlabel("checkpoints before the end (0 = final standing)")
+    ax.set_ylabel("a leader there wins")
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=.3)
+    ax.legend(fontsize=7)
+    return n
+
+
+def arc_png(arc: pl.DataFrame) -> bytes:
+    """arc.png: ``arc_figure`` as a PNG file (written beside the tables by export)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=DPI)
+    try:
+        arc_figure(arc, lambda job: " ".join(str(v) for v in job.values()), ax)
+        ax.set_title("When is the game decided?")
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", metadata={"Software": None})
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def _arc_section(figs: _Figures, arc: pl.DataFrame, jobs: list[dict], metrics: list[dict],
+                 keys: list[str]) -> str:
+    html_parts = ['<p class="muted">Checkpoints: every round (forecasts-cubes, forecasts-bid, pgc; '
+                  "fewest points lead in pgc), every full turn of the table (sudden-skies, standing = "
+                  "most cards of one suit). Over games with a winner (timeouts are not counted). See "
+                  "docs/balance.md.</p>"]
+    if figs.room():
+        fig, axes = figs.new(8.5, 4.2, right=0.3)
+        arc_figure(arc, lambda job: _job_title(job, [k for k in keys if k in job]), axes[0][0])
+        html_parts.append(figs.img(fig, "leader win rate against checkpoints from the end"))
+    rows = [[_job_title(j, keys)] + [m.get(k) for k, _ in ARC_METRICS] + [m.get("arc_games"), m.get("arc_excluded")]
+            for j, m in zip(jobs, metrics) if m.get("arc_games")]
+    html_parts.append(_table(["job"] + [label for _, label in ARC_METRICS] + ["games", "timeouts not counted"], rows))
+    return "".join(html_parts)
+
+
 def render_html(report_dir: Path) -> str:
     """The whole report page for the folder's tables, as one self-contained HTML string."""
     report_dir = Path(report_dir)
@@ -809,6 +873,10 @@ def render_html(report_dir: Path) -> str:
     dates = tables.get("dates")
     if dates is not None and dates.height:
         sections.append("<h2 id=\"dates\">Success rate by date</h2>" + _dates_section(figs, dates))
+    arc = tables.get("arc")
+    if arc is not None and arc.height:
+        sections.append("<h2 id=\"arc\">When is the game decided?</h2>"
+                        + _arc_section(figs, arc, jobs, metrics, present_keys))
     if axes:
         sections.append("<h2 id=\"sweep\">Sweep comparison</h2>"
                         f'<p class="muted">Axes: {esc(", ".join(map(str, axes)))}. One line per '
@@ -851,6 +919,8 @@ def render_html(report_dir: Path) -> str:
         toc.append('<li><a href="#tune">Which rule value balances it? (tune)</a></li>')
     if dates is not None and dates.height:
         toc.append('<li><a href="#dates">Success rate by date</a></li>')
+    if arc is not None and arc.height:
+        toc.append('<li><a href="#arc">When is the game decided?</a></li>')
     if axes:
         toc.append('<li><a href="#sweep">Sweep comparison</a></li>')
     if len(jobs) <= MAX_TOC_JOBS:

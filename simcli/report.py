@@ -8,6 +8,8 @@ Tables (schema in docs/reports.md):
   counters  the game's own counters: raw integer sums (kind = "sum") and derived metrics
   policies  rotated runs only: win share per policy (per seat it holds) with a paired interval
   paired    rotated runs only: win-share difference between two policies on the same deals
+  arc       one row per job and checkpoint (from the start and from the end): how often a leader
+            there goes on to win, and how often the lead changes there (games with opponents)
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import math
 
 import polars as pl
 
+from kernels import arc
 from kernels.layout import SHARE_UNIT
 from kernels.tally import M_DEALS, M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
 from .runner import Result
@@ -125,8 +128,66 @@ def variant_rows(results: list[Result]) -> list[dict]:
             "leader_gap": acc.misc[M_GAP_SUM] / gap_games if gap_games else float("nan"),
             "decisions_per_game": acc.misc[M_DECISIONS] / games if games else float("nan"),
             "length_unit": r.job.module.LENGTH_UNIT,
+            **arc_metrics(acc),
             "wall_s": r.wall,
         })
+    return rows
+
+
+ARC_COLUMNS = ("arc_games", "arc_excluded", "checkpoints_mean", "lead_changes", "lead_changes_sd",
+               "comeback_rate", "decided_at", "decided_at_sd", "last_swing")
+
+
+def arc_metrics(acc) -> dict:
+    """The game-arc columns of ``variants`` from the integer arc sums (kernels/arc.py).
+
+    Over games with checkpoints and a winner (``arc_games``; timeouts are ``arc_excluded``):
+    lead_changes (mean and sd per game), comeback_rate, decided_at (mean and sd of k/K),
+    last_swing. All None for a game without checkpoints (solo).
+    """
+    x = acc.arc_misc
+    n = int(x[arc.X_GAMES])
+    if n == 0:
+        cols = dict.fromkeys(ARC_COLUMNS)
+        if x[arc.X_EXCLUDED]:   # every game with checkpoints timed out
+            cols.update(arc_games=0, arc_excluded=int(x[arc.X_EXCLUDED]))
+        return cols
+
+    def sd(total, total_sq, unit=1):
+        m = total / n / unit
+        return math.sqrt(max(total_sq / unit / unit / n - m * m, 0.0) * n / max(n - 1, 1))
+
+    u = arc.DECIDED_UNIT
+    return {
+        "arc_games": n, "arc_excluded": int(x[arc.X_EXCLUDED]),
+        "checkpoints_mean": x[arc.X_CHECKPOINTS] / n,
+        "lead_changes": x[arc.X_CHANGES] / n,
+        "lead_changes_sd": sd(int(x[arc.X_CHANGES]), int(x[arc.X_CHANGES_SQ])),
+        "comeback_rate": x[arc.X_COMEBACKS] / n,
+        "decided_at": x[arc.X_DECIDED] / u / n,
+        "decided_at_sd": sd(int(x[arc.X_DECIDED]), int(x[arc.X_DECIDED_SQ]), u),
+        "last_swing": x[arc.X_SWINGS] / n,
+    }
+
+
+def arc_rows(results: list[Result]) -> list[dict]:
+    """The ``arc`` table: per job, checkpoints 1..DEPTH from the start and 0..DEPTH-1 from the
+    end (0 = the final checkpoint), over games with a winner that reach them."""
+    rows = []
+    for r in results:
+        k = key_columns(r)
+        acc = r.acc
+        for counted, table, first in (("start", acc.arc_start, 1), ("end", acc.arc_end, 0)):
+            for i in range(table.shape[0]):
+                games = int(table[i, arc.T_GAMES])
+                if not games:
+                    continue
+                share = table[i, arc.T_LEADER_WINS] / games
+                lo, hi = wilson(share, games)
+                cg = int(table[i, arc.T_CHANGE_GAMES])
+                rows.append({**k, "counted": counted, "checkpoint": first + i, "games": games,
+                             "leader_wins": share, "ci_low": lo, "ci_high": hi,
+                             "lead_change_rate": table[i, arc.T_CHANGES] / cg if cg else None})
     return rows
 
 
@@ -196,6 +257,9 @@ def build_tables(results: list[Result]) -> dict[str, pl.DataFrame]:
         "lengths": lengths,
         "counters": _frame(counter_rows(results)),
     }
+    arcs = arc_rows(results)
+    if arcs:
+        tables["arc"] = _frame(arcs)
     pol, paired = policy_rows(results)
     if pol:
         tables["policies"] = _frame(pol)

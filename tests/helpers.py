@@ -7,6 +7,8 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+from kernels import layout
+
 from simcli import cli
 from simcli import config as cfg
 from simcli import runner
@@ -62,3 +64,11 @@ def paired_match(game: str, seats: str, deals: int, seed: int = 5, players: int 
     (res,) = runner.run_jobs([cfg.resolve(game, players=players, seats=seats)], deals, seed,
                              progress=False, rotate=True)
     return res.policy, paired_difference(res.policy, 0, 1)
+
+
+def without_arc(rows, n_counters: int):
+    """Result rows without their arc block (kernels/arc.py), for plain-Python references that
+    state the rest of the row; tests/test_arc.py checks the arc block against traces."""
+    width = rows.shape[-1]
+    S = (width - layout.N_FIXED - n_counters - layout.ARC_FIXED) // 3   # width = 3S + 12 + C
+    return rows[..., :layout.col_arc(S, n_counters)]

@@ -473,6 +473,11 @@ def _check_game(P, advisory, tricks, policies, row, events):
         e = events[i]
         i += 1
         assert e["event"] == "cubes" and [e["hot"], e["neutral"], e["cold"]] == state
+        for s in range(P):   # the game arc's checkpoint (kernels/arc.py): the running totals
+            e = events[i]
+            i += 1
+            assert e["event"] == "checkpoint" and e["seat"] == s
+            assert (e["checkpoint"], e["standing"]) == (n_rounds + 1, totals[s])
         n_rounds += 1
     assert n_rounds == 4
     assert all(u <= 1 for u in adv_used), "an Advisory was used twice"

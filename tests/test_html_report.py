@@ -65,8 +65,8 @@ def copy_run(src, dst):
 def test_plain_run_has_every_section_and_one_figure_per_job(base_run, tmp_path):
     text = html_report.render_html(base_run)
     assert_self_contained(text)
-    assert len(images(text)) == 1  # one job: win share | scores | lengths panels
-    for needle in ("What was run", "Jobs and the rules in force", "tricks_per_round=10",
+    assert len(images(text)) == 2  # one job: win share | scores | lengths panels; the game arc
+    for needle in ("What was run", "When is the game decided?", "Jobs and the rules in force", "tricks_per_round=10",
                    "1. forecasts-cubes / base / 4p", "win share of seat 0", "seat-0 advantage",
                    "balance", "tie rate", "timeout rate", "Seats", "Game counters (derived metrics)",
                    "correct_forecast_rate", "numba", "simcli run forecasts-cubes --games 400"):
@@ -75,7 +75,7 @@ def test_plain_run_has_every_section_and_one_figure_per_job(base_run, tmp_path):
                    "Paired differences", "Success rate by date", "left out"):
         assert absent not in text, absent
     out = html_report.write_html(base_run, tmp_path / "page.html")
-    assert out == tmp_path / "page.html" and out.read_text() .count(IMG) == 1
+    assert out == tmp_path / "page.html" and out.read_text() .count(IMG) == 2
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")], "no temporary file left"
 
 
@@ -85,7 +85,7 @@ def test_csv_folder_and_three_players_render_the_same_sections(tmp_path):
     assert (folder / "seats.csv").is_file() and not (folder / "seats.parquet").exists()
     text = html_report.render_html(folder)
     assert_self_contained(text)
-    assert len(images(text)) == 1
+    assert len(images(text)) == 2  # the job's panels and the game arc
     assert "advisory / 3p" in text and "advisory_effect" in text and "advisory=true" in text
 
 
@@ -118,8 +118,8 @@ def test_optional_tables_policies_paired_sweep_and_dates(tmp_path):
     export.write_tables(tables, folder, "parquet", meta)
     text = html_report.render_html(folder)
     assert_self_contained(text)
-    # 2 calendars + 2 sweep figures (variant, tricks_per_round) + 4 jobs x (panels + policies)
-    assert len(images(text)) == 2 + 2 + 4 * 2
+    # 2 calendars + the game arc + 2 sweep figures (variant, tricks_per_round) + 4 jobs x (panels + policies)
+    assert len(images(text)) == 2 + 1 + 2 + 4 * 2
     for needle in ("Overview of all jobs", "Sweep comparison", "against tricks_per_round", "against variant",
                    "Policies (seat-rotated deals)", "Paired differences (same deals)", "policy_a",
                    "Success rate by date", "policy greedy, 2026", "policy solver, 2026",
@@ -140,7 +140,7 @@ def test_figures_are_capped_with_a_note(base_run, tmp_path, monkeypatch):
     monkeypatch.setattr(html_report, "MAX_FIGURES", 2)
     text = html_report.render_html(folder)
     assert len(images(text)) == 2
-    assert "2 figures left out: this page draws at most 2" in text
+    assert "3 figures left out: this page draws at most 2" in text  # a calendar, the game arc, the job panels
     assert "policy c, 2025" in text  # the summary table still names every calendar
 
 

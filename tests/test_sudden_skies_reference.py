@@ -15,6 +15,7 @@ import pytest
 from kernels import layout
 from kernels import sudden_skies as ss
 from tests.reference import sudden_skies_ref as ref
+from tests.helpers import without_arc
 
 R, H = "random", "heuristic"
 
@@ -57,7 +58,7 @@ def test_kernel_matches_reference(players, pols, rules, seed, games):
     for i in range(games):
         g = ref.Game(players, pols, seed, first + i, ref.Rules(**rules)).play()
         assert g.card_count() == 52
-        assert out[i].tolist() == g.result_row(), (players, pols, rules, first + i)
+        assert without_arc(out[i], ss.N_COUNTERS).tolist() == g.result_row(), (players, pols, rules, first + i)
         SEEN.update(g.seen)
         SEEN[g.end] += 1
 
