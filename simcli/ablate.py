@@ -230,13 +230,19 @@ def ablate(game: str, variant: str | None = None, players: int | None = None, po
            date: str | None = None, progress: bool = False) -> tuple[pl.DataFrame, cfg.Job]:
     """Resolve, play and tabulate one ablation job (the command's logic, without output)."""
     job = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule_flags), date)
-    names = None
-    if restrictions is not None:
-        names = [n.strip().lower() for n in restrictions.split(",") if n.strip()]
-        if not names:
-            raise SimError("--restrictions lists no restriction")
-    abls = run_ablations(ablations_for(job, names), games, seed, threads, chunk, progress)
+    abls = run_ablations(ablations_for(job, restriction_names(restrictions)), games, seed, threads,
+                         chunk, progress)
     return ablations_table(abls), job
+
+
+def restriction_names(restrictions: str | None) -> list[str] | None:
+    """``--restrictions a,b`` -> names (None: every restriction of the game)."""
+    if restrictions is None:
+        return None
+    names = [n.strip().lower() for n in restrictions.split(",") if n.strip()]
+    if not names:
+        raise SimError("--restrictions lists no restriction")
+    return names
 
 
 def ablate_cmd(game, variant, players, policy, restrictions, games, seed, threads, chunk, rule,
@@ -248,15 +254,15 @@ def ablate_cmd(game, variant, players, policy, restrictions, games, seed, thread
     from .compile import ensure_compiled
     from .runspec import RunSpec, write_result
     # the shared checks of every simulating command, before anything runs
-    base = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule), date)
-    spec = RunSpec([base], games, seed, threads, chunk, fmt=fmt, html=html, output=output).validate()
+    job = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule), date)
+    plans = ablations_for(job, restriction_names(restrictions))   # unknown names: one line, now
+    spec = RunSpec([job], games, seed, threads, chunk, fmt=fmt, html=html, output=output).validate()
     note = spec.thread_note()
     if note:
         print(note, file=sys.stderr)
     ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.time()
-    table, job = ablate(game, variant, players, policy, restrictions, games, seed, threads, chunk,
-                        rule, date, progress)
+    table = ablations_table(run_ablations(plans, games, seed, threads, chunk, progress))
     wall = time.time() - t0
     kind = "success_rate" if solo(job) else "win_share"
     with pl.Config(tbl_rows=60, tbl_cols=20, tbl_width_chars=200, float_precision=4,
