@@ -21,7 +21,7 @@ from kernels import arc
 from kernels.layout import SHARE_UNIT
 from kernels.tally import M_DEALS, M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
 from .runner import Result
-from .stats import paired_difference, policy_share, seat_share
+from .stats import paired_difference, policy_share, seat_share, wilson
 
 # the method and unit behind every interval column, for docs and the HTML footnote
 SHARE_CI_METHOD = "Wilson score interval with effective n = deals x p(1-p) / s^2 (s^2: variance of per-deal shares); unit: the deal"
@@ -183,7 +183,9 @@ def arc_rows(results: list[Result]) -> list[dict]:
                 if not games:
                     continue
                 share = table[i, arc.T_LEADER_WINS] / games
-                lo, hi = wilson(share, games)
+                # each game is one yes/no; under --rotate a deal's games are not independent, so
+                # the deal is the unit: n = games / rotations (conservative: as if fully correlated)
+                lo, hi = wilson(share, games / r.rotations)
                 cg = int(table[i, arc.T_CHANGE_GAMES])
                 rows.append({**k, "counted": counted, "checkpoint": first + i, "games": games,
                              "leader_wins": share, "ci_low": lo, "ci_high": hi,
