@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import arc, layout, rng
+from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 from .cards import (
     CLUBS, DIAMONDS, HEARTS, N_CARDS, N_RANKS, N_SUITS, SPADES, SUIT_MASK,
@@ -1511,19 +1511,21 @@ def play_from_search(st, s, keys, ctrs, ev, ev_n, ab, stand):
 
 # ---- one game --------------------------------------------------------------------------------
 @jit
-def play_one(params, seats, seed, g, out, row, ev, ev_n):
-    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows."""
+def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
+    """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows.
+
+    ``search`` is None when no seat is ``mc``: Numba then prunes the search player's turn
+    (take_turn_search, _mc_search) and its bookkeeping from this build (kernels/builds.py), so
+    random and heuristic play compile and run without them.
+    """
     P = seats.shape[0]
     rec = ev.shape[0] > 0
     # stream slots: 0..P-1 the seats' decisions, P the deal (round 0), P+1+s seat s's search
     keys = np.empty(2 * P + 1, dtype=np.uint64)
     ctrs = np.zeros(2 * P + 1, dtype=np.int64)
-    search = False
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
         keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
-        if seats[s, 0] == P_MC:
-            search = True
     keys[P] = rng.stream_key(seed, g, rng.DEAL, 0)
     st = new_state(params, seats)
     deck = np.empty(N_CARDS, dtype=np.int64)
@@ -1533,7 +1535,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n):
             record_event(ev, ev_n, E_DEAL, s, st[ST_HAND + s], st[ST_PILE_N])
     ab = np.zeros((1, arc.width(P)), dtype=np.int64)   # game arc block, copied into the row
     stand = np.zeros(P, dtype=np.int64)
-    if search:
+    if search is not None:
         init_tracking(st)
         play_from_search(st, 0, keys, ctrs, ev, ev_n, ab, stand)
     else:
@@ -1617,26 +1619,31 @@ def finish(st, out, row, ev, ev_n):
 
 
 # ---- bulk play and trace ----------------------------------------------------------------------
+# Two builds of play_one (``search`` None: no mc seat), chosen in Python by the entry points so a
+# run compiles only the build it uses (kernels/builds.py).
 @pjit
-def play_games(params, seats, seed, first_game, out):
-    """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
+def _play_games(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in prange(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
 
 
 @jit
-def play_games_serial(params, seats, seed, first_game, out):
+def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n)
+        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
 
 
 @jit
-def trace_game(params, seats, seed, game_index, out, ev, ev_n):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n)
+def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
+    play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
+
+
+play_games, play_games_serial, trace_game = builds.entry_points(
+    _play_games, _play_games_serial, _trace_game, P_MC)
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:

@@ -52,13 +52,21 @@ class Accumulators:
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
         per-deal squares are folded separately (``fold_deals``), once per deal."""
-        fold_chunk(out, self.n_seats, self.n_counters, self.score_lo, self.len_lo,
-                   lower_is_better, game_is_deal, self.win_units, self.win_sq, self.place_counts,
-                   self.score_hist, self.len_hist, self.counters, self.misc)
+        for fn, args in self.fold_calls(out, lower_is_better, game_is_deal):
+            fn(*args)
+
+    def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
+        """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for
+        simcli.compile's check of what the disk cache holds."""
         S = self.n_seats
+        calls = [(fold_chunk, (out, S, self.n_counters, self.score_lo, self.len_lo,
+                               bool(lower_is_better), bool(game_is_deal), self.win_units, self.win_sq,
+                               self.place_counts, self.score_hist, self.len_hist, self.counters,
+                               self.misc))]
         if S > 1:   # a solo game's rows have no arc block
-            arc.fold_rows(out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2,
-                          self.arc_misc, self.arc_start, self.arc_end)
+            calls.append((arc.fold_rows, (out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2,
+                                          self.arc_misc, self.arc_start, self.arc_end)))
+        return calls
 
     def fold_deals(self, units: np.ndarray) -> None:
         """Per-deal win units (deals x seats, summed over a deal's rotations): squares and count."""

@@ -73,23 +73,16 @@ def driver_calls(job) -> list:
     Raises LookupError for a module whose pattern is not known here."""
     from numba.core.registry import CPUDispatcher
 
-    from kernels import builds, tally
+    from kernels import builds
     mod = job.module
     args = _sample_args(job)
     search = _has_search(job)
-    if isinstance(mod.play_games, CPUDispatcher):            # one build (sudden-skies)
-        call = (mod.play_games, tuple(args))
-    elif hasattr(mod, "play_games_plain"):                     # separate plain path (forecasts-bid)
-        call = (mod.play_games_search if search else mod.play_games_plain, tuple(args))
-    elif isinstance(getattr(mod, "_play_games", None), CPUDispatcher):  # `search` None or an array
+    if isinstance(getattr(mod, "_play_games", None), CPUDispatcher):  # `search` None or an array
         call = (mod._play_games, (*args, builds._SEARCH if search else None))
     else:
         raise LookupError(f"{job.game}: play_games pattern not known to simcli.compile")
     from .runner import accumulators_for
-    acc = accumulators_for(job)
-    fold = (tally.fold_chunk, (args[4], acc.n_seats, acc.n_counters, acc.score_lo, acc.len_lo,
-                               bool(mod.LOWER_IS_BETTER), *acc.arrays().values()))
-    return [call, fold]
+    return [call, *accumulators_for(job).fold_calls(args[4], bool(mod.LOWER_IS_BETTER))]
 
 
 def is_cached(dispatcher, args) -> bool | None:
@@ -156,8 +149,7 @@ def _compile_in_child(jobs, fold: bool = True) -> float:
 # Relative compile cost of each game's plain build, measured (cold cache, 2 cores, default suite,
 # Numba 0.68, 2026-12-01: minutes each build took to compile in one of two processes). Only the
 # order of the compile tasks depends on it: the costliest first, so the others fill in around it.
-# sudden-skies compiles its search bookkeeping into its one build and costs as much as the rest.
-COMPILE_COST = {"sudden-skies": 12.0, "daily-weather": 4.5, "pgc": 4.3, "forecasts-bid": 2.3,
+COMPILE_COST = {"sudden-skies": 3.0, "daily-weather": 4.5, "pgc": 4.3, "forecasts-bid": 2.3,
                 "forecasts-cubes": 1.6}
 COST_PER_KB = 1.6 / 38  # a game not measured above: its source size, at forecasts-cubes' rate
 

@@ -39,9 +39,15 @@ def test_every_game_entry_point_pattern_is_known(game):
     jobs = cc.compile_jobs_for_games([game])
     assert [cc.Build(j.game, cc._has_search(j)) for j in jobs] == [cc.Build(game, False), cc.Build(game, True)]
     for job in jobs:
-        (driver, args), (fold, fargs) = cc.driver_calls(job)
-        assert hasattr(driver, "_cache") and len(fargs) == 12
-        assert cc.is_cached(driver, args) in (True, False)
+        calls = cc.driver_calls(job)
+        # the game's driver, the tally fold, and (games with opponents) the game-arc fold
+        assert len(calls) == (2 if getattr(job.module, "SOLO", False) else 3)
+        assert calls[0][0] is job.module._play_games
+        for fn, args in calls:
+            assert hasattr(fn, "_cache")
+            assert cc.is_cached(fn, args) in (True, False)
+            sig = tuple(fn.typeof_pyval(a) for a in args)
+            assert len(sig) == fn.py_func.__code__.co_argcount  # the call matches the function
 
 
 def test_compile_command_refuses_an_unknown_game():
@@ -60,7 +66,7 @@ if sys.argv[1] == "compile":
     res["wall"] = cc.ensure_compiled([job], lines.append)
 else:
     res["wall"] = cc.ensure_compiled([job], lines.append)   # warm: nothing to do, nothing said
-    (driver, args), (fold, fargs) = cc.driver_calls(job)
+    (driver, args) = cc.driver_calls(job)[0]
     runner.play_chunk(job, 1, 0, 3)                          # the run's first call
     sig = tuple(driver.typeof_pyval(a) for a in args)
     res["hits"], res["misses"] = driver.stats.cache_hits[sig], driver.stats.cache_misses[sig]
