@@ -233,7 +233,7 @@ def ladder_cmd(
     game: Annotated[str, typer.Argument(help="game id")],
     players: PlayersOpt = None, variant: VariantOpt = None,
     games: Annotated[int, typer.Option("--games", min=1, help="deals per rung (each replayed once per rotation)")] = 200,
-    budgets: Annotated[str, typer.Option("--budgets", help="mc budgets, doubling")] = "4,8,16,32,64",
+    budgets: Annotated[str, typer.Option("--budgets", help="mc budgets, increasing from rung to rung (doubling by convention)")] = "4,8,16,32,64",
     rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
