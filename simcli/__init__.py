@@ -22,7 +22,8 @@ def run(game: str | None = None, *, variant: str | None = None, players: int | N
     """Simulate like ``simcli run`` and return its tables as a dict of Polars DataFrames.
 
     Same names and columns as the files `simcli run` writes: ``seats``, ``variants``, ``scores``,
-    ``lengths``, ``counters``, plus ``policies`` and ``paired`` with ``rotate=True`` (and the
+    ``lengths``, ``counters``, ``arc`` (games with opponents), plus ``policies`` and ``paired`` with
+    ``rotate=True`` (and the
     daily-weather year tables for that game). ``game=None`` plays the default suite. ``seats``
     may be a comma-separated string or a list of policy names; ``rules`` maps rule names to
     values. daily-weather also takes ``year``, ``date``, ``birthday`` and ``cards``. Nothing is

@@ -101,7 +101,9 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
     ``restrictions`` (a module's ``RESTRICTIONS``) are the names allowed after ``+``: their bits
     go to the row's forbid mask, and the label lists them in declaration order.
     """
-    base, *rnames = [p.strip().lower() for p in spec.strip().split("+")]
+    base, _, tail = spec.strip().lower().partition("+")
+    base = base.strip()
+    rnames = _restriction_names(tail, [r.name for r in restrictions]) if tail else []
     parts = [p.strip() for p in base.split(":")]
     name = parts[0]
     if name not in valid:
@@ -145,6 +147,23 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
         if (int(row[SEAT_FORBID]) >> r.bit) & 1:
             label += "+" + r.name
     return label, row
+
+
+def _restriction_names(text: str, known: list[str]) -> list[str]:
+    """``a+b+c`` -> [a, b, c], where a name may itself end in ``+`` (pgc's ``no-sets-of-4+``):
+    at each step the longest known name followed by ``+`` or the end is taken; an unknown word
+    runs to the next ``+``."""
+    names, i = [], 0
+    text = text.strip()
+    while i < len(text):
+        match = next((k for k in sorted(known, key=len, reverse=True)
+                      if text.startswith(k, i) and (i + len(k) == len(text) or text[i + len(k)] == "+")), None)
+        if match is None:
+            j = text.find("+", i)
+            match = text[i:] if j < 0 else text[i:j]
+        names.append(match.strip())
+        i += len(match) + 1
+    return names
 
 
 def encode_rules(mod, overrides: dict) -> tuple[dict, np.ndarray]:

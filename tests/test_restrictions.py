@@ -209,3 +209,16 @@ def test_random_forced_forecast_takes_no_draw():
             keys = np.array([rng.stream_key(11, g, rng.SEAT, 0)], dtype=np.uint64)
             k = rng.below(keys, np.array([ctr], dtype=np.int64), 0, 10)
             assert first[4] == [c for c in range(52) if (int(hand) >> c) & 1][k], (pol, g)
+
+
+def test_a_restriction_name_ending_in_plus_parses_alone_and_in_a_list():
+    # pgc's `no-sets-of-4+` (the name) ends in the separator itself
+    bit = {r.name: r.bit for r in cfg.game_module("pgc").RESTRICTIONS}
+    for text, names in (("heuristic+no-sets-of-4+", ["no-sets-of-4+"]),
+                        ("heuristic+no-sets-of-4++no-runs", ["no-runs", "no-sets-of-4+"]),
+                        ("random+no-runs+no-sets-of-4+", ["no-runs", "no-sets-of-4+"])):
+        job = cfg.resolve("pgc", players=4, policy=text)
+        assert int(job.seats[0, SEAT_FORBID]) == sum(1 << bit[n] for n in names)
+        assert job.policies[0] == "+".join([text.split("+")[0], *names])
+    with pytest.raises(SimError, match="unknown restriction 'no-sets-of-4'"):
+        cfg.resolve("pgc", players=4, policy="heuristic+no-sets-of-4")
