@@ -187,6 +187,8 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
 
     if cards_path is not None:
         from . import schema
+        if not Path(cards_path).exists():
+            raise SimError(f"--cards {cards_path}: no such file; give a card data file (TOML)")
         schema.load(cards_path, "cards")  # keys, types, sizes: one line naming the file and key
         try:
             dw.use_cards(cards_path)

@@ -40,7 +40,7 @@ import typer
 
 from . import config as cfg
 from .errors import SimError
-from .stats import holm, mean_ci, normal_sf2
+from .stats import holm, mean_ci, normal_sf2, share_interval
 
 FIRST_ROUND = 1000          # games per candidate in the first round; then doubling
 JK_GROUPS = 20              # jackknife groups (game index mod JK_GROUPS) for non-mean metrics
@@ -142,6 +142,10 @@ def parse_rules(game: str, flags: list[str] | None) -> tuple[dict, dict]:
 
 
 # ------------------------------------------------------------------------------------ metrics
+
+# per-deal values in [0, 1] (after scaling): their interval is the one the report tables print
+SHARE_KINDS = ("win", "policy", "tie", "timeout")
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -392,7 +396,12 @@ class Race:
         c = self.cands[i]
         if self.metric.paired:
             k = self._scale(i)
-            m, lo, hi = mean_ci(c.total / k, c.total_sq / k**2, c.deals)
+            if self.metric.kind in SHARE_KINDS:
+                # a share in [0, 1] per deal: the report tables' interval (Wilson, effective n)
+                si = share_interval(int(c.total), int(c.total_sq), c.deals, k)
+                m, lo, hi = si["mean"], si["low"], si["high"]
+            else:
+                m, lo, hi = mean_ci(c.total / k, c.total_sq / k**2, c.deals)
             off = self.metric.offset
             c.estimate = (m - off, lo - off, hi - off)
             return

@@ -54,7 +54,7 @@ def test_run_writes_every_table_with_the_documented_columns(tmp_path):
     assert meta["seed"] == 3 and meta["games"] == 500
     job = meta["jobs"][0]
     assert job["rules"] == {"advisory": False, "tricks_per_round": 10, "rounds": 4}
-    assert job["version"] == 2 and meta["packages"]["numba"]
+    assert job["version"] == cfg.game_module(GAME).VERSION and meta["packages"]["numba"]
     assert not [p for p in os.listdir(out) if p.startswith(".")], "no temporary files left"
 
 
