@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 
+from simcli import config as cfg
 from tests.helpers import invoke
 
 GAME = "forecasts-cubes"
