@@ -30,6 +30,17 @@ def package_versions() -> dict:
     return vers
 
 
+# arc.png draws one line per job, at most this many; a larger run (the default suite) gets no
+# partial figure beside its tables, and does not pay matplotlib's start-up (~0.7 s) on every run:
+# its HTML report (--html, simcli report) has the arc section
+ARC_PNG_MAX_JOBS = 10
+
+
+def arc_jobs(arc: pl.DataFrame) -> int:
+    """Jobs in an ``arc`` table: each has exactly one final checkpoint (end, 0)."""
+    return arc.filter((pl.col("counted") == "end") & (pl.col("checkpoint") == 0)).height
+
+
 def write_tables(tables: dict[str, pl.DataFrame], folder: Path, fmt: str, meta: dict,
                  extra_files: dict[str, bytes] | None = None) -> list[Path]:
     """Write every table, meta.json and the extra files into ``folder`` (a staging folder of
@@ -39,7 +50,8 @@ def write_tables(tables: dict[str, pl.DataFrame], folder: Path, fmt: str, meta: 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     arc = tables.get("arc")
-    if arc is not None and arc.height and "arc.png" not in (extra_files or {}):
+    if arc is not None and arc.height and "arc.png" not in (extra_files or {}) and \
+            arc_jobs(arc) <= ARC_PNG_MAX_JOBS:
         from .html_report import arc_png
         extra_files = {**(extra_files or {}), "arc.png": arc_png(arc)}
     written = []

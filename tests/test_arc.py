@@ -10,6 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import polars as pl
 import pytest
 
 from kernels import arc, layout
@@ -305,3 +306,20 @@ def test_export_prints_one_arc_line_per_job_and_writes_arc_png(tmp_path):
     from simcli.html_report import render_html
     page = render_html(tmp_path)
     assert "When is the game decided?" in page
+
+
+def test_arc_png_is_left_out_beside_the_tables_of_a_run_of_many_jobs(tmp_path):
+    # the figure draws one line per job, at most ARC_PNG_MAX_JOBS; a larger run (the default
+    # suite) gets it only in its HTML report, and skips matplotlib's start-up
+    from simcli import export
+    rows = [{"game": "g", "variant": "v", "players": 4, "policies": f"p{j}", "counted": c,
+             "checkpoint": k, "games": 10, "leader_wins": 0.5, "ci_low": 0.2, "ci_high": 0.8,
+             "lead_change_rate": None}
+            for j in range(export.ARC_PNG_MAX_JOBS + 1) for c in ("start", "end") for k in (0, 1)]
+    many = pl.DataFrame(rows)
+    assert export.arc_jobs(many) == export.ARC_PNG_MAX_JOBS + 1
+    export.write_tables({"arc": many}, tmp_path / "many", "parquet", {})
+    assert not (tmp_path / "many" / "arc.png").exists()
+    few = many.filter(pl.col("policies").is_in(["p0", "p1"]))
+    export.write_tables({"arc": few}, tmp_path / "few", "parquet", {})
+    assert (tmp_path / "few" / "arc.png").read_bytes()[:4] == b"\x89PNG"
