@@ -6,6 +6,7 @@ Nothing here imports from ``simcli``. ``load(game_id)`` imports a game module la
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 
 GAMES: dict[str, str] = {

@@ -60,3 +60,21 @@ def test_api_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     simcli.run("forecasts-cubes", games=200)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_api_works_in_a_bare_interpreter():
+    # `import simcli; simcli.run(...)` as a notebook would, in a fresh process where nothing else
+    # has imported what the CLI path happens to import first (found by .ci/run's plain-install step)
+    import subprocess
+    import sys
+    from pathlib import Path
+    # a fresh venv's interpreter has not imported importlib.util at start-up (this one's .pth
+    # files have): take it away again so the test sees what a newcomer's notebook sees
+    code = ("import importlib, sys; sys.modules.pop('importlib.util', None); "
+            "importlib.__dict__.pop('util', None); "
+            "import simcli; t = simcli.run('forecasts-cubes', games=200, seed=2); "
+            "print(sorted(t), t['seats'].height)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=Path(__file__).resolve().parents[1], timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("]")[-1].strip() == "4"  # four seats
