@@ -709,15 +709,6 @@ def outcome(st):
 
 # ---- policies -----------------------------------------------------------------------------
 @jit
-def pick(st, keys, ctrs, s, n):
-    """One random decision of seat s among n options: one below(n) if n >= 2, else 0."""
-    st[S_DECISIONS] += 1
-    if n <= 1:
-        return 0
-    return rng.below(keys, ctrs, s, n)
-
-
-@jit
 def strength(c):
     """Heuristic card order: any Diamond above any other card, then by rank; suit breaks ties."""
     r = c % N_RANKS
