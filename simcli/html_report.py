@@ -830,7 +830,7 @@ def _arc_section(figs: _Figures, arc: pl.DataFrame, jobs: list[dict], metrics: l
     return "".join(html_parts)
 
 
-def render_html(report_dir: Path) -> str:
+def render_html(report_dir: Path, shown_as: Path | None = None) -> str:
     """The whole report page for the folder's tables, as one self-contained HTML string."""
     report_dir = Path(report_dir)
     raw, meta = read_report(report_dir)
@@ -855,7 +855,7 @@ def render_html(report_dir: Path) -> str:
     if jobs and len({j.get("game") for j in jobs}) == 1 and jobs[0].get("game"):
         title += f" — {jobs[0]['game']}"
     body = [f"<h1>{esc(title)}</h1>",
-            f'<p class="muted">Report folder <code>{esc(report_dir.resolve().name)}</code>; '
+            f'<p class="muted">Report folder <code>{esc((Path(shown_as) if shown_as else report_dir.resolve()).name)}</code>; '
             f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}; tables: "
             f"{esc(', '.join(n for n in TABLES if n in tables))}.</p>"]
     sections: list[str] = []
@@ -954,8 +954,9 @@ def default_html_path(report_dir: Path) -> Path:
     return Path(report_dir) / "report.html"
 
 
-def write_html(report_dir: Path, out_file: Path) -> Path:
-    """Render ``report_dir`` and write the page to ``out_file`` atomically; returns the path."""
+def write_html(report_dir: Path, out_file: Path, shown_as: Path | None = None) -> Path:
+    """Render ``report_dir`` and write the page to ``out_file`` atomically; returns the path.
+    ``shown_as``: the folder's name to print (a staging folder is renamed after writing)."""
     out_file = Path(out_file)
     if not Path(report_dir).is_dir():
         raise SimError(f"{report_dir} is a file; give a folder written by run, sweep or ladder"
@@ -965,7 +966,7 @@ def write_html(report_dir: Path, out_file: Path) -> Path:
     parent = out_file.parent if str(out_file.parent) else Path(".")
     if not parent.is_dir():
         raise SimError(f"--out {out_file}: folder {parent} does not exist")
-    text = render_html(report_dir)
+    text = render_html(report_dir, shown_as)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".simcli-html-", suffix=".tmp", dir=parent)
     except OSError as e:

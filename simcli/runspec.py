@@ -258,7 +258,7 @@ def write_result(out: OutputFolder, tables: dict, fmt: str, meta: dict, files: d
             w.close()
         if html:
             from .html_report import write_html
-            write_html(staging, staging / "report.html")
+            write_html(staging, staging / "report.html", shown_as=out.path)
     except (OSError, pl.exceptions.PolarsError) as e:
         out.abandon()
         raise write_failure(out.path, e) from None
