@@ -263,14 +263,49 @@ def check_false_alarms(pairs: int = 40, games: int = 5000, subset=CHECK_SUBSET,
             "alarms_at_first_alpha": alarms}
 
 
+def new_outputs_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
+    """Coverage of the intervals of `ablate` (paired restricted-minus-base difference per deal)
+    and of the `arc` table (leader_wins, Wilson over games; with --rotate n = games / rotations),
+    on forecasts-cubes 4p (ablate: heuristic base; arc: heuristic,random,heuristic,random);
+    truth = leave-one-out mean of the other replications.
+    (`tune` prints the seats' interval for shares and a jackknife otherwise; tests/test_tune.py
+    checks the jackknife against the paired interval.)"""
+    import polars as pl
+    from simcli import ablate as ab
+    from simcli import report
+    tally = Tally()
+    rows_ab, rows_arc, rows_arc_rot = [], [], []
+    arc_job = cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS)
+    for i in range(reps):
+        t, _ = ab.ablate(REAL_GAME, "advisory", 4, "heuristic", "no-advisory,hot-only", deals, seed0 + i)
+        rows_ab.append({r["restriction"]: (r["ci_low"], r["ci_high"], r["diff"]) for r in t.iter_rows(named=True)})
+        for rot, sink in ((False, rows_arc), (True, rows_arc_rot)):
+            (res,) = runner.run_jobs([arc_job], deals, seed0 + i, progress=False, rotate=rot)
+            arc = report.build_tables([res])["arc"].filter(pl.col("checkpoint") <= 2)
+            sink.append({(r["counted"], r["checkpoint"]): (r["ci_low"], r["ci_high"], r["leader_wins"])
+                         for r in arc.iter_rows(named=True)})
+    for label, rows in (("ablate difference", rows_ab), ("arc leader_wins", rows_arc),
+                        ("arc leader_wins, --rotate", rows_arc_rot)):
+        for key in rows[0]:
+            ests = [r[key][2] for r in rows]
+            total = sum(ests)
+            for r, e in zip(rows, ests):
+                lo, hi = r[key][0], r[key][1]
+                truth = (total - e) / (len(ests) - 1)
+                if lo == hi == e == truth:   # a point with no spread (e.g. leader_wins = 1 at the end)
+                    continue
+                tally.add(label, lo, hi, truth)
+    return {"game": REAL_GAME, "reps": reps, "deals": deals, "coverage": tally.rates(), "counts": tally.hits}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check"), action="append")
+    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check", "new"), action="append")
     ap.add_argument("--reps", type=int, default=None, help="replications (toy 1000, real 400)")
     ap.add_argument("--deals", type=int, default=None, help="deals per replication (toy 2000, real 1000)")
     ap.add_argument("--pairs", type=int, default=40)
     args = ap.parse_args()
-    which = args.only or ["toy", "real", "real-until", "spread", "check"]
+    which = args.only or ["toy", "real", "real-until", "spread", "check", "new"]
     result = {}
     for name in which:
         t0 = time.perf_counter()
@@ -282,6 +317,8 @@ def main() -> None:
             r = real_until_ci(args.reps or 400)
         elif name == "spread":
             r = spread()
+        elif name == "new":
+            r = new_outputs_coverage(args.reps or 400, args.deals or 1000)
         else:
             r = check_false_alarms(args.pairs)
         r["seconds"] = round(time.perf_counter() - t0, 1)

@@ -198,3 +198,30 @@ def fold_rows(out, base, S, winners_col, flags_col, misc, start, end):
                 end[j, T_CHANGE_GAMES] += 1
                 if m != end_mask(out, i, base, j + 1):
                     end[j, T_CHANGES] += 1
+
+
+# Per-deal tallies for the arc table's intervals: for each stored checkpoint slot (from the start
+# c = 1..DEPTH at slot c-1, from the end j = 0..DEPTH-1 at slot DEPTH + j) a game adds 1 to
+# H_REACHED if it has a winner and reaches the checkpoint, and 1 to H_LEADER_WINS if also some
+# leader there is a final winner. Rotations of one deal add into the same row, so the report can
+# take the deal as the unit (simcli/report.py, a ratio estimator over deals).
+H_REACHED, H_LEADER_WINS = 0, 1
+N_SLOTS = 2 * DEPTH
+
+
+@jit
+def game_hits(out, base, S, winners_col, flags_col, hits):
+    """Add each row's per-checkpoint (reached, leader wins) into ``hits[row]`` (N_SLOTS x 2)."""
+    for i in range(out.shape[0]):
+        K = out[i, base + A_K]
+        winners = out[i, winners_col]
+        if K == 0 or winners == 0 or (out[i, flags_col] & FLAG_TIMEOUT):
+            continue
+        for c in range(1, min(K, DEPTH) + 1):
+            hits[i, c - 1, H_REACHED] += 1
+            if first_mask(out, i, base, c) & winners:
+                hits[i, c - 1, H_LEADER_WINS] += 1
+        for j in range(min(K, DEPTH)):
+            hits[i, DEPTH + j, H_REACHED] += 1
+            if end_mask(out, i, base, j) & winners:
+                hits[i, DEPTH + j, H_LEADER_WINS] += 1

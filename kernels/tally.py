@@ -26,7 +26,10 @@ M_GAMES, M_TIES, M_TIMEOUTS, M_GAP_SUM, M_GAP_GAMES, M_DECISIONS, M_OUT_OF_RANGE
 N_MISC = 8
 # every accumulator array, merged by adding (the Dask backend ships them by these names)
 ACC_FIELDS = ("win_units", "win_sq", "place_counts", "score_hist", "len_hist", "counters", "misc",
-              "arc_misc", "arc_start", "arc_end")
+              "arc_misc", "arc_start", "arc_end", "arc_deal")
+# ``arc_deal[slot]``: sums over deals of r, h, r^2, h^2, h*r, where r and h are a deal's games
+# reaching the arc checkpoint ``slot`` and those in which a leader there won (kernels/arc.py)
+D_R, D_H, D_RR, D_HH, D_HR = range(5)
 
 
 class Accumulators:
@@ -48,12 +51,35 @@ class Accumulators:
         self.arc_misc = np.zeros(arc.N_X, dtype=np.int64)
         self.arc_start = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
         self.arc_end = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
+        self.arc_deal = np.zeros((arc.N_SLOTS, 5), dtype=np.int64)
 
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
         per-deal squares are folded separately (``fold_deals``), once per deal."""
         for fn, args in self.fold_calls(out, lower_is_better, game_is_deal):
             fn(*args)
+        if game_is_deal and self.n_seats > 1:   # rotated runs fold a deal's hits (fold_arc_deals)
+            self.fold_arc_deals(self.arc_hits(out))
+
+    def arc_hits(self, out: np.ndarray, hits: np.ndarray | None = None) -> np.ndarray:
+        """Per-row arc checkpoint hits (rows x arc.N_SLOTS x 2), added into ``hits`` if given
+        (the rotations of one deal share a row)."""
+        S = self.n_seats
+        if hits is None:
+            hits = np.zeros((out.shape[0], arc.N_SLOTS, 2), dtype=np.int64)
+        arc.game_hits(out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2, hits)
+        return hits
+
+    def fold_arc_deals(self, hits: np.ndarray) -> None:
+        """Per-deal sums for the arc intervals, from hits summed over each deal's games."""
+        r = hits[:, :, arc.H_REACHED]
+        h = hits[:, :, arc.H_LEADER_WINS]
+        d = self.arc_deal
+        d[:, D_R] += r.sum(axis=0)
+        d[:, D_H] += h.sum(axis=0)
+        d[:, D_RR] += (r * r).sum(axis=0)
+        d[:, D_HH] += (h * h).sum(axis=0)
+        d[:, D_HR] += (h * r).sum(axis=0)
 
     def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
         """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for

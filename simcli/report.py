@@ -21,7 +21,7 @@ from kernels import arc
 from kernels.layout import SHARE_UNIT
 from kernels.tally import M_DEALS, M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
 from .runner import Result
-from .stats import paired_difference, policy_share, seat_share, wilson
+from .stats import paired_difference, policy_share, ratio_interval, seat_share
 
 # the method and unit behind every interval column, for docs and the HTML footnote
 SHARE_CI_METHOD = "Wilson score interval with effective n = deals x p(1-p) / s^2 (s^2: variance of per-deal shares); unit: the deal"
@@ -177,15 +177,17 @@ def arc_rows(results: list[Result]) -> list[dict]:
     for r in results:
         k = key_columns(r)
         acc = r.acc
-        for counted, table, first in (("start", acc.arc_start, 1), ("end", acc.arc_end, 0)):
+        deals = int(acc.misc[M_DEALS])
+        for counted, table, first, slot0 in (("start", acc.arc_start, 1, 0),
+                                             ("end", acc.arc_end, 0, arc.DEPTH)):
             for i in range(table.shape[0]):
                 games = int(table[i, arc.T_GAMES])
                 if not games:
                     continue
                 share = table[i, arc.T_LEADER_WINS] / games
-                # each game is one yes/no; under --rotate a deal's games are not independent, so
-                # the deal is the unit: n = games / rotations (conservative: as if fully correlated)
-                lo, hi = wilson(share, games / r.rotations)
+                # the deal is the unit: a ratio estimator over deals (a deal's rotations together)
+                d = [int(x) for x in acc.arc_deal[slot0 + i]]
+                _, lo, hi = ratio_interval(*d, deals)
                 cg = int(table[i, arc.T_CHANGE_GAMES])
                 rows.append({**k, "counted": counted, "checkpoint": first + i, "games": games,
                              "leader_wins": share, "ci_low": lo, "ci_high": hi,

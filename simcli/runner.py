@@ -18,7 +18,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from kernels import layout
+from kernels import arc, layout
 from kernels.tally import Accumulators
 from .config import Job
 
@@ -263,9 +263,12 @@ def chunk_tally(job: Job, seed: int, start: int, stop: int, rotate: bool = False
     S = job.seats.shape[0]
     units = np.zeros((stop - start, len(pt.names)), dtype=np.int64)
     seat_units = np.zeros((stop - start, S), dtype=np.int64)
+    arc_hits = np.zeros((stop - start, arc.N_SLOTS, 2), dtype=np.int64) if S > 1 else None
     for rj in jobs:
         buf = play_chunk(rj, seed, start, stop, buf)
         acc.fold(buf, lower, game_is_deal=False)
+        if arc_hits is not None:
+            acc.arc_hits(buf, arc_hits)     # a deal's rotations add into its row
         if per_game is not None:
             per_game.write(rj, start, buf)
         u = win_units(buf, S)
@@ -274,6 +277,8 @@ def chunk_tally(job: Job, seed: int, start: int, stop: int, rotate: bool = False
             cols = [s for s in range(rj.players) if rj.policies[s] == q]
             units[:, qi] += u[:, cols].sum(axis=1)
     acc.fold_deals(seat_units)
+    if arc_hits is not None:
+        acc.fold_arc_deals(arc_hits)
     pt.add_games(units)
     return ChunkTally(acc, pt, stop - start)
 

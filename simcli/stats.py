@@ -258,3 +258,28 @@ def holm(pvalues: list[float], alpha: float) -> list[bool]:
         else:
             break
     return rejected
+
+
+def ratio_interval(sum_r: int, sum_h: int, sum_rr: int, sum_hh: int, sum_hr: int, n: int,
+                   z: float = Z95) -> tuple[float, float, float]:
+    """(R, low, high) for R = sum h / sum r over n independent units (deals), each contributing
+    h of its r trials, from integer sums of r, h, r^2, h^2 and h*r (a ratio estimator).
+
+    var(R) = sum (h - R r)^2 / (n (n - 1) rbar^2), computed from the integers; the interval is
+    Wilson's with the effective number of trials R(1 - R) / var(R). With one trial per unit (r in
+    {0, 1}) that is n_eff = (n - 1)/n x sum r: Wilson over the trials. A deal whose rotations all
+    agree counts once, so correlated rotations are not taken for independent games.
+    """
+    if sum_r <= 0 or n < 2:
+        return float("nan"), float("nan"), float("nan")
+    R = sum_h / sum_r
+    # sum (h - R r)^2 x sum_r^2, exact in Python ints
+    num = sum_r * sum_r * sum_hh - 2 * sum_h * sum_r * sum_hr + sum_h * sum_h * sum_rr
+    var = max(num, 0) * n / ((n - 1) * sum_r ** 4)
+    if var <= 0:
+        if 0 < R < 1:
+            return R, R, R
+        lo, hi = wilson(R, n)
+        return R, lo, hi
+    lo, hi = wilson(R, R * (1 - R) / var, z)
+    return R, lo, hi

@@ -125,3 +125,24 @@ def test_check_tests_win_share_with_the_per_deal_standard_errors():
     # a baseline without win_se (written before #19) falls back to the two-proportion test
     row = check.compare(_check_tables(0.28, None), new, 0.01).filter(metric="win_share").row(0, named=True)
     assert row["p_value"] == pytest.approx(stats.two_proportion(3000, 10000, 2800, 10000)[1])
+
+
+def test_ratio_interval_is_wilson_over_trials_with_one_trial_per_deal():
+    # r = 1 per deal, h = 1 in 300 of 1000: the ratio estimator's effective n is (n - 1)/n x 1000
+    from simcli.stats import ratio_interval, wilson
+    n, k = 1000, 300
+    R, lo, hi = ratio_interval(n, k, n, k, k, n)
+    assert R == 0.3
+    assert (lo, hi) == pytest.approx(wilson(0.3, (n - 1) / n * n), abs=1e-12)
+
+
+def test_ratio_interval_counts_a_deal_whose_rotations_agree_once():
+    # every deal replayed 4 times with the same outcome (h = 0 or 4 of r = 4): 4000 games but only
+    # 1000 independent deals, so the interval is Wilson over ~1000, not 4000
+    from simcli.stats import ratio_interval, wilson
+    n, k = 1000, 300
+    R, lo, hi = ratio_interval(4 * n, 4 * k, 16 * n, 16 * k, 16 * k, n)
+    assert (lo, hi) == pytest.approx(wilson(0.3, (n - 1) / n * n), abs=1e-12)
+    wide = hi - lo
+    _, lo4, hi4 = ratio_interval(4 * n, 4 * k, 4 * n, 4 * k, 4 * k, 4 * n)   # 4000 independent games
+    assert hi4 - lo4 < 0.6 * wide
