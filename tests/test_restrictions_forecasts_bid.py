@@ -75,85 +75,12 @@ class RestrictedRef(ref.Game):
         self.count["restriction_forbidden"] += bid_forbidden(self.watch[s], b)
         return b
 
-    def market_turn(self, s, hand, draw_deck, market, bid):
-        offered = ["pass"]
-        if self.spend[s] >= 1 and draw_deck:
-            offered.append("draw")
-        if self.spend[s] >= 1 and market:
-            offered.append("buy")
-        offered = [a for a in offered if not action_forbidden(self.forbid[s], a)]  # pass stays
-        chosen = self._market_choice(s, hand, draw_deck, market, bid, offered)
-        self.count["restriction_forbidden"] += action_forbidden(self.watch[s], chosen)
+    def market_offered(self, s, draw_deck, market):
+        offered = super().market_offered(s, draw_deck, market)
+        return [a for a in offered if not action_forbidden(self.forbid[s], a)]   # pass stays
 
-    def _market_choice(self, s, hand, draw_deck, market, bid, offered):
-        heuristic = self.policies[s] == "heuristic"
-        take_card = None
-        shed_strong = False
-        if heuristic:
-            self.decisions += 1
-            action = "pass"
-            if len(offered) > 1:
-                halves, _ = ref.estimate(hand)
-                if halves != 2 * bid:
-                    shed_strong = halves > 2 * bid
-                    if "buy" in offered:
-                        if shed_strong:
-                            c = min(market, key=ref.strength)
-                            if ref.strength(c) < ref.strength(max(hand, key=ref.strength)):
-                                take_card = c
-                        else:
-                            c = max(market, key=ref.strength)
-                            if ref.strength(c) > ref.strength(min(hand, key=ref.strength)):
-                                take_card = c
-                    if take_card is not None:
-                        action = "buy"
-                    elif "draw" in offered:
-                        action = "draw"
-            k = 0
-            if action != "pass":
-                k = 1
-        else:
-            # one draw over the distinct actions the restriction leaves (the reference's order:
-            # Pass, Draw 1 .. n, Buy 1 .. m; a larger k would take the same cards)
-            n = min(self.spend[s], len(draw_deck)) if "draw" in offered else 0
-            m = min(self.spend[s], len(market)) if "buy" in offered else 0
-            actions = [("pass", 0)] + [("draw", k) for k in range(1, n + 1)] + \
-                [("buy", k) for k in range(1, m + 1)]
-            action, k = actions[self.choose(s, len(actions))]
-        if action == "pass":
-            self.count["market_pass"] += 1
-            return action
-        available = len(draw_deck) if action == "draw" else len(market)
-        taken = min(k, available)
-        for _ in range(taken):
-            if action == "draw":
-                card = draw_deck.pop(0)
-            else:
-                pool = sorted(market)
-                if heuristic:
-                    self.decisions += 1
-                    card = take_card
-                else:
-                    card = pool[self.choose(s, len(pool))]
-                market.remove(card)
-            hand.append(card)
-            self.spend[s] -= 1
-        for _ in range(taken):
-            if heuristic:
-                self.decisions += 1
-                card = max(hand, key=ref.strength) if shed_strong else min(hand, key=ref.strength)
-            else:
-                ordered = sorted(hand)
-                card = ordered[self.choose(s, len(ordered))]
-            hand.remove(card)
-            market.append(card)
-        if action == "draw":
-            self.count["market_draw"] += 1
-            self.count["cards_drawn"] += taken
-        else:
-            self.count["market_buy"] += 1
-            self.count["cards_bought"] += taken
-        return action
+    def market_chosen(self, s, action):
+        self.count["restriction_forbidden"] += action_forbidden(self.watch[s], action)
 
 
 def seats_of(players, policies, forbid=(), watch=(), width=SEAT_WIDTH):

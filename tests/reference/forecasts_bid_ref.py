@@ -275,12 +275,23 @@ class Game:
                     self.count[f"{cls}_misses"] += 1
                     self.count[f"{cls}_loss"] += -pts
 
-    def market_turn(self, s, hand, draw_deck, market, bid):
+    def market_offered(self, s, draw_deck, market):
+        """The Market actions seat s is offered: Pass always; Draw / Buy when a card could be taken."""
         offered = ["pass"]
         if self.spend[s] >= 1 and draw_deck:
             offered.append("draw")
         if self.spend[s] >= 1 and market:
             offered.append("buy")
+        return offered
+
+    def market_chosen(self, s, action):
+        """Called with the Market action seat s took (a test's subclass counts watched ones)."""
+
+    def market_turn(self, s, hand, draw_deck, market, bid):
+        self.market_chosen(s, self._market_action(s, hand, draw_deck, market, bid,
+                                                  self.market_offered(s, draw_deck, market)))
+
+    def _market_action(self, s, hand, draw_deck, market, bid, offered):
         heuristic = self.policies[s] == "heuristic"
         take_card = None
         shed_strong = False
@@ -310,14 +321,14 @@ class Game:
         else:
             # one decision over the distinct actions: Pass, Draw 1 .. Draw n, Buy 1 .. Buy m,
             # where n and m stop at the Spend and at the cards there (a larger k takes the same)
-            n = min(self.spend[s], len(draw_deck))
-            m = min(self.spend[s], len(market))
+            n = min(self.spend[s], len(draw_deck)) if "draw" in offered else 0
+            m = min(self.spend[s], len(market)) if "buy" in offered else 0
             actions = [("pass", 0)] + [("draw", k) for k in range(1, n + 1)] + \
                 [("buy", k) for k in range(1, m + 1)]
             action, k = actions[self.choose(s, len(actions))]
         if action == "pass":
             self.count["market_pass"] += 1
-            return
+            return action
         available = len(draw_deck) if action == "draw" else len(market)
         taken = min(k, available)
         for _ in range(taken):
@@ -348,6 +359,7 @@ class Game:
         else:
             self.count["market_buy"] += 1
             self.count["cards_bought"] += taken
+        return action
 
     def play(self):
         S = self.seats
