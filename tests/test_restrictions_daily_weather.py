@@ -62,44 +62,33 @@ def names_of(mask):
     return {r.name for r in dw.RESTRICTIONS if mask >> r.bit & 1}
 
 
-def restricted_play(cards, rules, seed, game, policy, forbid, watch):
-    """ref.play with the placements cut by ``forbid`` (whole when that leaves none) and the
-    placements in ``watch`` counted; the two restriction counters appended."""
-    fb, wt = names_of(forbid), names_of(watch)
-    g = ref.Game(cards, rules, seed, game)
-    owners = Owners()
-    failed_stuck = False
-    n_forbidden = n_yielded = 0
-    while g.cards_left() > 0:
-        legal = g.legal()
-        if not legal:
-            g.stuck += 1
-            if rules["stuck"] == "discard":
-                g.discards += 1
-                g.refill(0 if g.hand[0] >= 0 else 1)
-                continue
-            failed_stuck = True
-            break
-        left = [o for o in legal if not forbidden(fb, owners, o)]
+class Restricted:
+    """ref.play's restriction hook: the placements cut by ``forbid`` (whole when that leaves
+    none, counted as a yield) and the placements in ``watch`` counted."""
+
+    def __init__(self, forbid, watch):
+        self.fb, self.wt = names_of(forbid), names_of(watch)
+        self.owners = Owners()
+        self.forbidden = self.yielded = 0
+
+    def options(self, legal):
+        left = [o for o in legal if not forbidden(self.fb, self.owners, o)]
         if left:
-            legal = left
-        else:
-            n_yielded += 1
-        g.options += len(legal)
-        g.decisions += 1
-        o = g.choose(policy, legal)
-        n_forbidden += forbidden(wt, owners, o)
-        g.place(o)
-        owners.place(*o[1:])
-    req = g.requirements()
-    win = all(req) and not failed_stuck
-    m = g.measure()
-    score = m * g.points if win else 0
-    labels_left = g.labels_visible("date") + g.labels_visible("month")
-    counters = [int(not ok) for ok in req] + [
-        g.stuck, g.placed, g.discards, g.covered_cells, ref.LABELS_TO_COVER - labels_left,
-        len(g.map), g.options, g.took_win, 0, 0, 0, m, 0, 0, n_forbidden, n_yielded]
-    return [score, 1, int(win), g.placed, 0, g.decisions] + counters
+            return left
+        self.yielded += 1
+        return legal
+
+    def placed(self, o):
+        self.forbidden += forbidden(self.wt, self.owners, o)
+        self.owners.place(*o[1:])
+
+    def counts(self):
+        return self.forbidden, self.yielded
+
+
+def restricted_play(cards, rules, seed, game, policy, forbid, watch):
+    """ref.play with the restricted seat's placements cut and its watched ones counted."""
+    return ref.play(cards, rules, seed, game, policy, Restricted(forbid, watch))
 
 
 def seat(policy, forbid=0, watch=0, arg=0, arg2=0, width=SEAT_WIDTH):

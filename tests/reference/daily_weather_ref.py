@@ -271,9 +271,11 @@ class Game:
         return tied[self.seat.below(len(tied))]
 
 
-def play(cards, rules, seed, game, policy="random"):
+def play(cards, rules, seed, game, policy="random", restriction=None):
     """The result row: score, place, winners, length, flags, decisions, counters.
-    policy: random | greedy | greedy-first (greedy with ties to the first option, no draws)."""
+    policy: random | greedy | greedy-first (greedy with ties to the first option, no draws).
+    ``restriction`` (a test's restated restricted play): ``options(legal)`` cuts the placements,
+    ``placed(o)`` sees the one taken, ``counts()`` gives (forbidden, yielded) for the row."""
     g = Game(cards, rules, seed, game)
     failed_stuck = False
     while g.cards_left() > 0:
@@ -286,9 +288,14 @@ def play(cards, rules, seed, game, policy="random"):
                 continue
             failed_stuck = True
             break
+        if restriction is not None:
+            legal = restriction.options(legal)
         g.options += len(legal)
         g.decisions += 1
-        g.place(g.choose(policy, legal))
+        o = g.choose(policy, legal)
+        if restriction is not None:
+            restriction.placed(o)
+        g.place(o)
     req = g.requirements()
     win = all(req) and not failed_stuck
     m = g.measure()
@@ -297,5 +304,5 @@ def play(cards, rules, seed, game, policy="random"):
     counters = [int(not ok) for ok in req] + [
         g.stuck, g.placed, g.discards, g.covered_cells, LABELS_TO_COVER - labels_left,
         len(g.map), g.options, g.took_win, 0, 0, 0, m, 0, 0,
-        0, 0]                     # restriction_forbidden, restriction_yielded: no restrictions here
+        *(restriction.counts() if restriction is not None else (0, 0))]  # restriction counters
     return [score, 1, int(win), g.placed, 0, g.decisions] + counters
