@@ -358,12 +358,8 @@ def test_a_small_budget_always_draws_on_a_free_turn():
     assert n_states >= 20
 
 
-def _known_flush_table(budget):
-    """Seat 0 (mc) to move; seat 1 holds a Clubs flush that seat 0 has just seen with Sun; seat 0
-    holds 3 Hearts, a Wind (8D) and a Spade; seats 2 and 3 hold no three of a suit."""
-    P = 4
-    st, keys, ctrs = _table([MC, H, H, H], 0, budget=budget)
-    hands = [[13, 14, 15, 32, 0], [39, 40, 41, 42, 43], [1, 17, 27, 44, 5], [2, 18, 28, 45, 6]]
+def _deal_hands(st, hands):
+    """Hand-built deal: seat p holds ``hands[p]``; every other card is in the pile, in order."""
     dealt = {c for h in hands for c in h}
     pile = [c for c in range(52) if c not in dealt]
     for p, h in enumerate(hands):
@@ -371,6 +367,15 @@ def _known_flush_table(budget):
     st[ss.ST_PILE:ss.ST_PILE + 52] = -1
     st[ss.ST_PILE:ss.ST_PILE + len(pile)] = pile
     st[ss.ST_PILE_TOP], st[ss.ST_PILE_N] = 0, len(pile)
+
+
+def _known_flush_table(budget):
+    """Seat 0 (mc) to move; seat 1 holds a Clubs flush that seat 0 has just seen with Sun; seat 0
+    holds 3 Hearts, a Wind (8D) and a Spade; seats 2 and 3 hold no three of a suit."""
+    P = 4
+    st, keys, ctrs = _table([MC, H, H, H], 0, budget=budget)
+    hands = [[13, 14, 15, 32, 0], [39, 40, 41, 42, 43], [1, 17, 27, 44, 5], [2, 18, 28, 45, 6]]
+    _deal_hands(st, hands)
     ss.init_tracking(st)
     seen = int(st[ss.ST_HAND + 1])             # what seat 0's Sun look showed (as track_turn pins it)
     b = ss.ST_POSS
@@ -449,13 +454,7 @@ def test_mc_reveals_a_flush_even_when_take_win_is_false(budget):
     # (d = samples Reveal won and Draw did not): never at a budget of 9 or less.
     st, keys, ctrs = _table([MC, H], 0, budget=budget, take_win=False, cloud_self=True)
     hands = [[39, 40, 41, 42, 43], [0, 14, 28, 1, 15]]     # 2C..6C (a flush); mixed cards
-    dealt = {c for h in hands for c in h}
-    pile = [c for c in range(52) if c not in dealt]
-    for p, h in enumerate(hands):
-        st[ss.ST_HAND + p] = sum(1 << c for c in h)
-    st[ss.ST_PILE:ss.ST_PILE + 52] = -1
-    st[ss.ST_PILE:ss.ST_PILE + len(pile)] = pile
-    st[ss.ST_PILE_TOP], st[ss.ST_PILE_N] = 0, len(pile)
+    _deal_hands(st, hands)
     ss.init_tracking(st)
     kinds = ss.turn_start(st, 0)
     assert kinds & ss.K_REVEAL and kinds & ss.K_DRAW
