@@ -98,9 +98,28 @@ class Tables:
 # ``forbid`` bits are restrictions the seat obeys (restricted play, ``POLICY+RESTRICTION``); ``watch``
 # bits are only counted (how often an unrestricted seat takes what a restriction would forbid).
 # A seats array narrower than SEAT_WIDTH has neither (older callers and hand-built tests).
-SEAT_WIDTH = 6
 SEAT_FORBID = 4
 SEAT_WATCH = 5
+# Then MAX_KNOBS columns from SEAT_KNOBS: the named parameters ("knobs") of a parameterised policy
+# (``tuned``), each an integer in its Knob's units. A seat that is not ``tuned`` leaves them zero.
+SEAT_KNOBS = 6
+MAX_KNOBS = 16
+SEAT_WIDTH = SEAT_KNOBS + MAX_KNOBS
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One named parameter of a game's ``tuned`` policy: slot ``index`` of the seat's knob columns
+    (``seats[s, SEAT_KNOBS + index]``), an integer in ``lo..hi``; ``default`` reproduces the
+    ``heuristic`` policy's decision rule. ``scale``: the integer means value / scale (e.g. 1000 for
+    a weight in thousandths), so a knob stays exact in the int64 seats array."""
+    name: str
+    index: int
+    default: int
+    lo: int
+    hi: int
+    help: str
+    scale: int = 1
 
 
 @dataclass(frozen=True)
