@@ -7,7 +7,7 @@
 
 ``python3 benchmarks/cli_costs.py --cold-suite [REPEATS] [--ensure-compiled]`` times only the
 DEFAULT SUITE's cold first run (`simcli run`, no GAME, NUMBA_CACHE_DIR pointed at an empty folder
-each time) and one warm run after it (``--ensure-compiled``: with ``simcli.compile.ensure_compiled``
+each time) and one warm run after it (``--ensure-compiled``: with ``simcli.engine.compile.ensure_compiled``
 called on the suite's jobs first, in the same process): wall seconds, CPU seconds of the simcli process and its children
 (``resource.getrusage(RUSAGE_CHILDREN)``, user + system) and the load average before each run.
 On a shared machine wall time moves with the load; CPU time says how much work was done.
@@ -38,7 +38,7 @@ def run(args: list[str], env=None) -> tuple[float, int]:
     return wall, max(peak, before)
 
 
-# `simcli run` preceded by simcli.compile.ensure_compiled on the suite's jobs, in one process (what
+# `simcli run` preceded by simcli.engine.compile.ensure_compiled on the suite's jobs, in one process (what
 # `run` does once the first-run compile is wired in; a no-op second check if it already is)
 ENSURE_FIRST = ("import sys; from simcli import cli, compile, config; "
                 "compile.ensure_compiled(config.suite_jobs()[0], lambda s: print(s, file=sys.stderr)); "

@@ -32,8 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from kernels.layout import SHARE_UNIT  # noqa: E402
-from simcli import config as cfg  # noqa: E402
-from simcli import ladder, runner, stats  # noqa: E402
+from simcli.config import jobs as cfg  # noqa: E402
+from simcli.analyses import ladder
+from simcli.engine import runner
+from simcli import stats  # noqa: E402
 
 TOY_SEATS = ["heuristic", "random", "heuristic", "random"]
 LADDER_SEATS = ["heuristic", "random", "random", "random"]   # one seat of the new rung vs P-1
@@ -239,7 +241,8 @@ CHECK_SUBSET = (("forecasts-cubes", None), ("pgc", "base"))
 def check_false_alarms(pairs: int = 40, games: int = 5000, subset=CHECK_SUBSET,
                        alphas=(0.01, 0.05, 0.10, 0.20)) -> dict:
     """``check.compare`` on two runs with different seeds of the same rules, ``pairs`` times."""
-    from simcli import check, report
+    from simcli.analyses import check
+    from simcli.report import tables as report
     conf = check.load_check_config()
     jobs = [j for j in conf.jobs if any(j.game == g and v in (None, j.variant) for g, v in subset)]
     fails = {a: 0 for a in alphas}
@@ -271,8 +274,8 @@ def new_outputs_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
     (`tune` prints the seats' interval for shares and a jackknife otherwise; tests/test_tune.py
     checks the jackknife against the paired interval.)"""
     import polars as pl
-    from simcli import ablate as ab
-    from simcli import report
+    from simcli.analyses import ablate as ab
+    from simcli.report import tables as report
     tally = Tally()
     rows_ab, rows_arc, rows_arc_rot = [], [], []
     arc_job = cfg.resolve(REAL_GAME, "base", 4, seats=SPREAD_SEATS)

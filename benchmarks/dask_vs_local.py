@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from simcli import config as cfg
-from simcli import dask_backend as db
-from simcli import runner
+from simcli.config import jobs as cfg
+from simcli.engine import dask_backend as db
+from simcli.engine import runner
 
 GAME = "forecasts-cubes"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from simcli.bench import bench
+from simcli.analyses.bench import bench
 
 
 def main(argv: list[str]) -> None:

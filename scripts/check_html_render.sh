@@ -5,7 +5,7 @@
 #
 # 1. installs Debian's chromium if /usr/bin/chromium is missing (apt-get; needs root or sudo),
 # 2. makes a small run (forecasts-cubes, 5000 games) into WORK_DIR/run,
-# 3. writes WORK_DIR/report.html with simcli.html_report.write_html,
+# 3. writes WORK_DIR/report.html with simcli.report.html.write_html,
 # 4. renders it headless at 1200x2000 into WORK_DIR/screenshot.png (no network: the page is
 #    self-contained, and the flags turn off Chromium's own background traffic),
 # 5. checks the screenshot is a PNG of that size and not a blank page (> 50 kB).
@@ -47,7 +47,7 @@ say "run written to $WORK/run"
 "$PYTHON" - "$WORK/run" "$WORK/report.html" <<'EOF' || fail "writing the HTML report failed"
 import sys
 from pathlib import Path
-from simcli.html_report import write_html
+from simcli.report.html import write_html
 page = write_html(Path(sys.argv[1]), Path(sys.argv[2]))
 text = page.read_text()
 bad = [s for s in ("http://", "https://", "<script src", "<link", "url(") if s in text]

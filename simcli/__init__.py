@@ -29,8 +29,8 @@ def run(game: str | None = None, *, variant: str | None = None, players: int | N
     values. daily-weather also takes ``year``, ``date``, ``birthday`` and ``cards``. Nothing is
     written to disk. Raises ``ValueError`` (a ``simcli.errors.SimError``) for bad arguments.
     """
-    from .errors import SimError
-    from .runspec import DEFAULT_CHUNK, Backend, RunSpec, execute, resolve_run
+    from simcli.errors import SimError
+    from simcli.engine.runspec import DEFAULT_CHUNK, Backend, RunSpec, execute, resolve_run
     unknown = set(daily) - {"year", "date", "birthday", "cards"}
     if unknown:
         raise SimError(f"unknown argument(s) {', '.join(sorted(unknown))}; simcli.run takes game, variant, "

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from kernels import layout
 
 from simcli import cli
-from simcli import config as cfg
-from simcli import runner
+from simcli.config import jobs as cfg
+from simcli.engine import runner
 from simcli.stats import paired_difference
 
 

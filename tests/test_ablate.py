@@ -7,7 +7,8 @@ import pytest
 
 from kernels import forecasts_cubes as fc
 from kernels.spec import SEAT_WATCH
-from simcli import ablate, runner
+from simcli.analyses import ablate
+from simcli.engine import runner
 from tests.helpers import invoke
 
 CUBES = "forecasts-cubes"

@@ -15,9 +15,10 @@ import pytest
 
 from kernels import arc, layout
 from kernels.tally import Accumulators
-from simcli import config as cfg
-from simcli import report, runner
-from simcli.trace import trace_events
+from simcli.config import jobs as cfg
+from simcli.report import tables as report
+from simcli.engine import runner
+from simcli.analyses.trace import trace_events
 
 NO_EV = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
 
@@ -278,7 +279,7 @@ def _arc_metrics(cmp):
 
 
 def test_check_tests_the_arc_metrics_and_skips_them_for_an_older_baseline():
-    from simcli import check
+    from simcli.analyses import check
     four, one = _tables(), _tables({"rounds": 1}, seed=4)
     cmp = check.compare(four, one, 0.01)
     assert _arc_metrics(cmp) == {"lead_changes", "decided_at", "comeback_rate", "last_swing"}
@@ -293,7 +294,7 @@ def test_check_tests_the_arc_metrics_and_skips_them_for_an_older_baseline():
 
 
 def test_export_prints_one_arc_line_per_job_and_writes_arc_png(tmp_path):
-    from simcli import export
+    from simcli.report import export
     tables = _tables()
     lines = []
     export.print_tables(tables, lines.append)
@@ -303,7 +304,7 @@ def test_export_prints_one_arc_line_per_job_and_writes_arc_png(tmp_path):
     names = {p.name for p in paths}
     assert {"arc.parquet", "arc.png"} <= names
     assert (tmp_path / "arc.png").read_bytes()[:4] == b"\x89PNG"
-    from simcli.html_report import render_html
+    from simcli.report.html import render_html
     page = render_html(tmp_path)
     assert "When is the game decided?" in page
 
@@ -311,7 +312,7 @@ def test_export_prints_one_arc_line_per_job_and_writes_arc_png(tmp_path):
 def test_arc_png_is_left_out_beside_the_tables_of_a_run_of_many_jobs(tmp_path):
     # the figure draws one line per job, at most ARC_PNG_MAX_JOBS; a larger run (the default
     # suite) gets it only in its HTML report, and skips matplotlib's start-up
-    from simcli import export
+    from simcli.report import export
     rows = [{"game": "g", "variant": "v", "players": 4, "policies": f"p{j}", "counted": c,
              "checkpoint": k, "games": 10, "leader_wins": 0.5, "ci_low": 0.2, "ci_high": 0.8,
              "lead_change_rate": None}

@@ -7,9 +7,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from simcli import config as cfg
-from simcli import runner
-from simcli.trace import trace_events
+from simcli.config import jobs as cfg
+from simcli.engine import runner
+from simcli.analyses.trace import trace_events
 from tests.test_cli import invoke
 
 GAME = "forecasts-cubes"

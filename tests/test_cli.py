@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 
-from simcli import config as cfg
+from simcli.config import jobs as cfg
 from tests.helpers import invoke
 
 GAME = "forecasts-cubes"
@@ -174,7 +174,7 @@ def test_backend_option_errors(tmp_path, args, needle):
 
 
 def test_bench_measures_every_policy_at_one_and_all_threads():
-    from simcli.bench import bench
+    from simcli.analyses.bench import bench
     import numba
     rows = bench("forecasts-cubes", seconds=0.05, repeats=1, players=3)
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})

@@ -18,7 +18,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from simcli import config as cfg
+from simcli.config import jobs as cfg
 from tests.helpers import invoke
 
 GAME = "forecasts-cubes"

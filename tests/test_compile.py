@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from simcli import compile as cc
-from simcli import config as cfg
+from simcli.engine import compile as cc
+from simcli.config import jobs as cfg
 from simcli.errors import SimError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +57,9 @@ def test_compile_command_refuses_an_unknown_game():
 
 _STAGE = """
 import json, sys
-from simcli import compile as cc, config as cfg, runner
+from simcli.engine import compile as cc
+from simcli.config import jobs as cfg
+from simcli.engine import runner
 job = cfg.resolve("forecasts-cubes", policy="random")
 lines = []
 cold, folders = cc.cold_builds([job])

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from kernels import layout
-from simcli import config as cfg
-from simcli import runner
-from simcli.trace import trace_rows
+from simcli.config import jobs as cfg
+from simcli.engine import runner
+from simcli.analyses.trace import trace_rows
 
 N = 300  # games per job; small: invariants here, statistics elsewhere
 

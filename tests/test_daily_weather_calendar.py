@@ -5,7 +5,7 @@ import polars as pl
 import pytest
 
 from kernels import daily_weather as dw
-from simcli import daily
+from simcli.analyses import calendar as daily
 
 
 def test_a_year_has_every_date_once():
@@ -86,7 +86,7 @@ def test_calendar_png_is_written(tmp_path):
 
 
 def test_calendar_entries_resolve_as_jobs():
-    from simcli import config as cfg
+    from simcli.config import jobs as cfg
 
     entry = next(j for j in daily.calendar_jobs(2026, "03-02") if j["labels"]["date"] == "2026-03-02")
     job = cfg.resolve("daily-weather", rules=entry["rules"], labels=entry["labels"], policy="solver:300")

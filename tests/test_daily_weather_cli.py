@@ -52,7 +52,7 @@ def test_daily_weather_bad_input(tmp_path, args, needle):
 
 def test_custom_card_file_errors_name_the_card_and_cell(tmp_path):
     from kernels import daily_weather as dw
-    from simcli.config import configs_dir
+    from simcli.config.jobs import configs_dir
     text = (configs_dir() / "daily-weather-cards.toml").read_text()
     bad = tmp_path / "cards.toml"
     # W1 face a, fourth cell (index 3) "sun/plain" -> an icon that does not exist

@@ -11,8 +11,8 @@ import pytest
 
 from kernels import daily_weather as dw
 from kernels import layout, rng
-from simcli import config as cfg
-from simcli import runner
+from simcli.config import jobs as cfg
+from simcli.engine import runner
 from simcli.stats import mean_ci
 
 S = 1

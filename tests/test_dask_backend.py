@@ -18,9 +18,9 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from simcli import config as cfg  # noqa: E402
-from simcli import dask_backend as db  # noqa: E402
-from simcli import runner  # noqa: E402
+from simcli.config import jobs as cfg  # noqa: E402
+from simcli.engine import dask_backend as db  # noqa: E402
+from simcli.engine import runner  # noqa: E402
 from simcli.errors import SimError  # noqa: E402
 
 

@@ -7,8 +7,9 @@ import pytest
 
 from kernels import layout
 from kernels.tally import M_DEALS, M_GAMES
-from simcli import config as cfg
-from simcli import report, runner
+from simcli.config import jobs as cfg
+from simcli.report import tables as report
+from simcli.engine import runner
 
 GAME = "forecasts-cubes"
 SEATS = "heuristic,random,heuristic,random"
@@ -83,7 +84,7 @@ def test_until_ci_stops_at_the_same_deal_for_any_chunk():
     for name in ("seats", "policies", "paired", "scores"):
         assert t[0][name].equals(t[1][name]), name
     distributed = pytest.importorskip("distributed")  # noqa: F841
-    from simcli import dask_backend as db
+    from simcli.engine import dask_backend as db
     with db.dask_client(workers=1) as client:
         d = db.run_jobs_on(client, [job], 200_000, 2, chunk=1000, progress=False, rotate=True,
                            until_ci=0.012, numba_threads=1)[0]

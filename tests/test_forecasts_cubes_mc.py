@@ -8,8 +8,8 @@ import pytest
 from kernels import forecasts_cubes as fc
 from kernels import layout, rng
 from kernels.cards import parse_card
-from simcli import config as cfg
-from simcli import runner
+from simcli.config import jobs as cfg
+from simcli.engine import runner
 from tests.helpers import paired_match
 
 

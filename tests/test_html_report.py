@@ -12,7 +12,11 @@ import subprocess
 import polars as pl
 import pytest
 
-from simcli import config, export, html_report, report, runner
+from simcli.config import jobs as config
+from simcli.report import export
+from simcli.report import html as html_report
+from simcli.report import tables as report
+from simcli.engine import runner
 from simcli.errors import SimError
 
 from tests.helpers import invoke

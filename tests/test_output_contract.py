@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from simcli.errors import SimError, WriteError
-from simcli.output import OutputFile, OutputFolder
+from simcli.report.output import OutputFile, OutputFolder
 from tests.helpers import invoke
 
 GAME = ["forecasts-cubes", "--players", "3", "--games", "300", "--no-progress"]
@@ -124,7 +124,7 @@ def test_a_disk_error_while_writing_is_one_line_exit_1_and_nothing_is_left(tmp_p
 
 
 def test_a_disk_error_in_a_per_game_stream_is_one_line_exit_1_and_nothing_is_left(tmp_path, monkeypatch):
-    from simcli import runner
+    from simcli.engine import runner
 
     def full(self, *a, **k):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from kernels import layout, pgc, rng
-from simcli import config as cfg
-from simcli import runner
+from simcli.config import jobs as cfg
+from simcli.engine import runner
 from tests.helpers import paired_match
 
 RANK = pgc.RANK_OF_NUMBER

@@ -15,9 +15,9 @@ import pytest
 from kernels import forecasts_cubes as fc
 from kernels import layout
 from kernels.spec import SEAT_FORBID, SEAT_WATCH, SEAT_WIDTH
-from simcli import config as cfg
+from simcli.config import jobs as cfg
 from simcli.errors import SimError
-from simcli.trace import trace_rows
+from simcli.analyses.trace import trace_rows
 from tests.helpers import invoke
 
 CUBES = "forecasts-cubes"

@@ -12,9 +12,9 @@ from kernels import layout, rng
 from kernels import sudden_skies as ss
 from kernels.cards import SUIT_MASK, nth_bit, popcount
 from kernels.spec import SEAT_FORBID, SEAT_WATCH
-from simcli import ablate
-from simcli import config as cfg
-from simcli.trace import trace_rows
+from simcli.analyses import ablate
+from simcli.config import jobs as cfg
+from simcli.analyses.trace import trace_rows
 
 GAME = "sudden-skies"
 SUIT_OF = {"no-wind": (ss.WIND,), "no-sun": (ss.SUN,), "no-thunder": (ss.THUNDER,),

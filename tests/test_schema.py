@@ -10,10 +10,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from simcli import check, schema
-from simcli import config as cfg
+from simcli.analyses import check
+from simcli.config import schema
+from simcli.config import jobs as cfg
 from simcli.errors import SimError
-from simcli.sweep import load_sweep
+from simcli.analyses.sweep import load_sweep
 from tests.helpers import invoke
 
 GRID = '[[grid]]\ngame = "forecasts-cubes"\nplayers = [4]\npolicies = ["random"]\n'

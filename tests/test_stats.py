@@ -117,7 +117,7 @@ def _check_tables(share: float, se):
 
 
 def test_check_tests_win_share_with_the_per_deal_standard_errors():
-    from simcli import check
+    from simcli.analyses import check
     base, new = _check_tables(0.28, 0.003), _check_tables(0.30, 0.004)
     row = check.compare(base, new, 0.01).filter(metric="win_share").row(0, named=True)
     # z = 0.02 / sqrt(0.003^2 + 0.004^2) = 4 exactly

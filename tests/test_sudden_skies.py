@@ -707,7 +707,8 @@ def test_declarations():
 def test_trace_result_event_names_the_winner_or_minus_one():
     # docs: the `result` event's seat is the winner, -1 when nobody wins (stalemate, timeout).
     # Most 4-player random games stalemate (docs: ~89%), so a few games give both kinds.
-    from simcli import config as cfg, trace
+    from simcli.config import jobs as cfg
+    from simcli.analyses import trace
     job = cfg.resolve("sudden-skies", players=4, policy="random")
     ends = set()
     for g in range(60):

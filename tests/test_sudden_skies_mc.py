@@ -20,8 +20,8 @@ import pytest
 
 from kernels import layout, rng
 from kernels import sudden_skies as ss
-from simcli import config as cfg
-from simcli import runner
+from simcli.config import jobs as cfg
+from simcli.engine import runner
 from tests.helpers import paired_match
 
 R, H, MC = ss.P_RANDOM, ss.P_HEURISTIC, ss.P_MC
@@ -466,7 +466,7 @@ def test_issue_18_mc_reveals_on_its_first_free_turn_with_a_flush():
     cloud_self = true, seed 14, game 13: seat 0 held a flush from turn 13 and revealed on 21.
     Replayed turn by turn with the kernel's own turn function (the trace below checks that the
     replay is the game): no free turn of seat 0 starts with a flush unless it reveals."""
-    from simcli import trace
+    from simcli.analyses import trace
     job = cfg.resolve("sudden-skies", players=2, seats="mc:12:random,heuristic",
                       rules={"take_win": False, "cloud_self": True})
     seed, g, P = 14, 13, 2

@@ -9,8 +9,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from kernels import layout
-from simcli import config as cfg
-from simcli import runner, tune
+from simcli.config import jobs as cfg
+from simcli.engine import runner
+from simcli.analyses import tune
 from tests.helpers import invoke
 
 CUBES = "forecasts-cubes"

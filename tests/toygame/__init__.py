@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from kernels import layout
-from simcli.config import Job
+from simcli.config.jobs import Job
 
 GAME_ID = "toy"
 VERSION = 1

@@ -20,7 +20,7 @@ import numpy as np
 
 from kernels import arc, layout
 from kernels.tally import Accumulators
-from .config import Job
+from simcli.config.jobs import Job
 
 DEFAULT_CHUNK = 1 << 16
 
@@ -290,7 +290,7 @@ UNTIL_CI_STEP = 4096
 
 def widest_interval(acc: Accumulators, policy: PolicyTally | None) -> float:
     """The widest 95% interval among seat win shares and policy win shares (both over deals)."""
-    from .stats import policy_share, seat_share
+    from simcli.stats import policy_share, seat_share
     if int(acc.misc[0]) == 0:
         return float("inf")
     rotations = policy.rotations if policy is not None else 1

@@ -21,9 +21,9 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from . import config as cfg
-from . import schema
-from .errors import SimError
+from simcli.config import jobs as cfg
+from simcli.config import schema
+from simcli.errors import SimError
 
 
 def load_sweep(path: Path) -> tuple[list[cfg.Job], dict, list[str]]:

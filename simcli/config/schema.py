@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import SimError
+from simcli.errors import SimError
 
 SEED_MAX = 2**63 - 1        # a master seed is a non-negative int64
 MAX_GAMES = 10**12          # games per job (~40 days of the fastest kernel on 2 cores); the one bound, CLI and files alike

@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from . import config as cfg
-from .errors import SimError, WriteError
-from .output import OutputFolder
-from .schema import MAX_GAMES, SEED_MAX as MAX_SEED
+from simcli.config import jobs as cfg
+from simcli.errors import SimError, WriteError
+from simcli.report.output import OutputFolder
+from simcli.config.schema import MAX_GAMES, SEED_MAX as MAX_SEED
 
 DEFAULT_SEED = 1
 DEFAULT_GAMES = 100_000
@@ -44,7 +44,7 @@ class Backend:
             if bool(self.scheduler) == bool(self.workers):
                 raise SimError("--backend dask needs --scheduler tcp://HOST:PORT (a running cluster) "
                                "or --workers N (a local cluster), one of the two")
-            from .dask_backend import _distributed, _wait_reachable
+            from simcli.engine.dask_backend import _distributed, _wait_reachable
             _distributed()  # one line if the dask extra is not installed
             if self.scheduler:
                 _wait_reachable(self.scheduler, SCHEDULER_PREFLIGHT_S)
@@ -93,7 +93,7 @@ class RunSpec:
     echo: Callable = print
 
     def validate(self) -> "RunSpec":
-        from . import export
+        from simcli.report import export
         if not self.jobs:
             raise SimError("nothing to run: the job list is empty")
         if isinstance(self.games, int):
@@ -128,14 +128,14 @@ class RunSpec:
 
 def simulate(spec: RunSpec, per_game=None):
     """Run the spec's jobs on its backend; returns one runner.Result per job."""
-    from . import runner
+    from simcli.engine import runner
     counts = spec.games
     results = [None] * len(spec.jobs)
     for n in dict.fromkeys(counts):
         idx = [i for i, c in enumerate(counts) if c == n]
         group = [spec.jobs[i] for i in idx]
         if spec.backend.name == "dask":
-            from .dask_backend import run_jobs_dask
+            from simcli.engine.dask_backend import run_jobs_dask
             res = run_jobs_dask(group, n, spec.seed, spec.chunk, scheduler=spec.backend.scheduler,
                                 workers=spec.backend.workers, progress=spec.progress,
                                 rotate=spec.rotate, until_ci=spec.until_ci)
@@ -149,7 +149,8 @@ def simulate(spec: RunSpec, per_game=None):
 
 
 def run_meta(results, spec: RunSpec, wall: float) -> dict:
-    from . import export, runner
+    from simcli.report import export
+    from simcli.engine import runner
     games = spec.games[0] if len(set(spec.games)) == 1 else spec.games
     return {
         "seed": spec.seed, "games": games, "threads": runner.set_threads(spec.threads),
@@ -168,10 +169,10 @@ def run_meta(results, spec: RunSpec, wall: float) -> dict:
 
 def compute(spec: RunSpec, per_game=None):
     """Simulate and build the report tables: (results, tables, wall seconds)."""
-    from . import report
+    from simcli.report import tables as report
     if spec.backend.name == "local":
         # cold builds compile first, concurrently, saying so (Dask workers compile their own)
-        from .compile import ensure_compiled
+        from simcli.engine.compile import ensure_compiled
         ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.time()
     results = simulate(spec, per_game)
@@ -183,7 +184,9 @@ def execute(spec: RunSpec):
 
     Returns (tables, final folder or None).
     """
-    from . import export, report, runner
+    from simcli.report import export
+    from simcli.report import tables as report
+    from simcli.engine import runner
     spec.validate()
     echo = spec.echo
     note = spec.thread_note()
@@ -249,7 +252,7 @@ def write_result(out: OutputFolder, tables: dict, fmt: str, meta: dict, files: d
                  writers=None, html: bool = False):
     """Write tables, meta.json, extra files, per-game streams and the HTML page into the staging
     folder, then rename it into place. Any failure leaves nothing behind (exit 1 for OS errors)."""
-    from . import export
+    from simcli.report import export
     import polars as pl
     staging = out.stage()
     try:
@@ -257,7 +260,7 @@ def write_result(out: OutputFolder, tables: dict, fmt: str, meta: dict, files: d
         for w in writers or []:
             w.close()
         if html:
-            from .html_report import write_html
+            from simcli.report.html import write_html
             write_html(staging, staging / "report.html", shown_as=out.path)
     except (OSError, pl.exceptions.PolarsError) as e:
         out.abandon()
@@ -289,7 +292,7 @@ def resolve_run(game: Optional[str], *, variant=None, players=None, policy=None,
         counts = [games] * len(jobs) if games else suite_games
         return jobs, counts, (suite_seed if seed is None else seed), {}, None
     if game == "daily-weather":
-        from . import daily
+        from simcli.analyses import calendar as daily
         jobs, n, extra, post = daily.calendar_run(variant, players, policy, seats, rules or {}, games,
                                                   year, date, birthday, cards)
         return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), extra, post

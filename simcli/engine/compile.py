@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SimError
+from simcli.errors import SimError
 
 SEARCH_POLICY = "mc"   # the policy whose seats need the search build (kernels/builds.py)
 
@@ -81,7 +81,7 @@ def driver_calls(job) -> list:
         call = (mod._play_games, (*args, builds._SEARCH if search else None))
     else:
         raise LookupError(f"{job.game}: play_games pattern not known to simcli.compile")
-    from .runner import accumulators_for
+    from simcli.engine.runner import accumulators_for
     return [call, *accumulators_for(job).fold_calls(args[4], bool(mod.LOWER_IS_BETTER))]
 
 
@@ -137,7 +137,7 @@ def _compile_in_child(jobs, fold: bool = True) -> float:
     """(Spawned process) play one game of each job's build, filling the disk cache, and fold it
     when ``fold`` (the tally fold is one function for every game: one process compiles it).
     Returns CPU seconds."""
-    from . import runner
+    from simcli.engine import runner
     t = time.process_time()
     for job in jobs:
         buf = runner.play_chunk(job, 0, 0, 1)
@@ -213,7 +213,7 @@ def ensure_compiled(jobs, echo) -> float:
 
 def compile_jobs_for_games(games: list[str]) -> list:
     """One job per build of each game: its plain build and its search build."""
-    from . import config as cfg
+    from simcli.config import jobs as cfg
     known = cfg.known_games()
     for g in games:
         if g not in known:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .errors import SimError
-from .report import ARC_COLUMNS
+from simcli.errors import SimError
+from simcli.report.tables import ARC_COLUMNS
 
 TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "arc")
 FORMATS = ("parquet", "csv")
@@ -52,7 +52,7 @@ def write_tables(tables: dict[str, pl.DataFrame], folder: Path, fmt: str, meta: 
     arc = tables.get("arc")
     if arc is not None and arc.height and "arc.png" not in (extra_files or {}) and \
             arc_jobs(arc) <= ARC_PNG_MAX_JOBS:
-        from .html_report import arc_png
+        from simcli.report.html import arc_png
         extra_files = {**(extra_files or {}), "arc.png": arc_png(arc)}
     written = []
     for name, df in tables.items():

@@ -25,9 +25,10 @@ import polars as pl
 
 from kernels import layout
 from kernels.spec import SEAT_FORBID, SEAT_WATCH
-from . import config as cfg
-from . import runner, stats
-from .errors import SimError
+from simcli.config import jobs as cfg
+from simcli.engine import runner
+from simcli import stats
+from simcli.errors import SimError
 
 DEFAULT_GAMES = 20_000
 
@@ -194,7 +195,7 @@ def ablations_png(table: pl.DataFrame, path: Path) -> Path:
 def _daily_date(date: str | None) -> tuple[dict, dict]:
     """daily-weather: (rule overrides, labels) of one date (default: the first of this year)."""
     import datetime as dt
-    from . import daily
+    from simcli.analyses import calendar as daily
     d = dt.date(dt.date.today().year, 1, 1)
     if date is not None:
         try:
@@ -248,11 +249,11 @@ def restriction_names(restrictions: str | None) -> list[str] | None:
 def ablate_cmd(game, variant, players, policy, restrictions, games, seed, threads, chunk, rule,
                output, fmt, html, date, progress, echo) -> Path:
     """`simcli ablate`: print the ablations table, write it (+ ablations.png, meta.json) under the
-    output contract (``output`` is a validated ``simcli.output.OutputFolder``)."""
+    output contract (``output`` is a validated ``simcli.report.output.OutputFolder``)."""
     import tempfile
-    from . import export
-    from .compile import ensure_compiled
-    from .runspec import RunSpec, write_result
+    from simcli.report import export
+    from simcli.engine.compile import ensure_compiled
+    from simcli.engine.runspec import RunSpec, write_result
     # the shared checks of every simulating command, before anything runs
     job = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule), date)
     plans = ablations_for(job, restriction_names(restrictions))   # unknown names: one line, now

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import polars as pl
 
-from . import config as cfg
-from .errors import SimError
-from .stats import paired_difference, policy_share
+from simcli.config import jobs as cfg
+from simcli.errors import SimError
+from simcli.stats import paired_difference, policy_share
 
 
 def rungs(game: str, budgets: list[int], rollout: str) -> list[str]:

@@ -182,11 +182,11 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
     Returns (jobs, games per job, extra meta, post) for ``runspec.RunSpec``; validates everything
     (card file, year, date, birthday, policies) before anything runs.
     """
-    from . import config as cfg
-    from .errors import SimError
+    from simcli.config import jobs as cfg
+    from simcli.errors import SimError
 
     if cards_path is not None:
-        from . import schema
+        from simcli.config import schema
         if not Path(cards_path).exists():
             raise SimError(f"--cards {cards_path}: no such file; give a card data file (TOML)")
         schema.load(cards_path, "cards")  # keys, types, sizes: one line naming the file and key

@@ -35,10 +35,10 @@ from typing import Callable, Iterator
 import numpy as np
 
 from kernels.tally import ACC_FIELDS  # every integer array a chunk returns
-from . import __version__
-from . import runner
-from .config import Job
-from .errors import SimError
+from simcli import __version__
+from simcli.engine import runner
+from simcli.config.jobs import Job
+from simcli.errors import SimError
 
 DEFAULT_TIMEOUT = 10.0        # seconds to reach a scheduler, and to wait for its first worker
 WORKER_MODULES = ("simcli", "kernels", "numba")
@@ -179,7 +179,7 @@ def check_workers(client, jobs: list[Job] = (), modules: tuple[str, ...] = WORKE
     import kernels
     games = sorted({j.game for j in jobs})
     want = {g: int(kernels.load(g).VERSION) for g in games}
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:
         infos = client.run(_make_probe(), list(modules), games)
     except Exception as e:  # noqa: BLE001 - a worker vanished while being asked
@@ -264,7 +264,7 @@ def _local_cluster(distributed, workers: int, threads_per_worker: int | None, qu
     except Exception as e:  # noqa: BLE001
         raise SimError(f"could not start a local Dask cluster of {workers} workers: "
                        f"{type(e).__name__}: {' '.join(str(e).split())}") from None
-    from .interrupt import on_interrupt
+    from simcli.engine.interrupt import on_interrupt
     forget = on_interrupt(cluster.close)  # Ctrl-C / SIGTERM close the cluster this command started
     try:
         yield cluster

@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from .errors import SimError, WriteError
+from simcli.errors import SimError, WriteError
 
 # One lock for every commit and every abandon: an interrupt either happens before a commit (and
 # removes the staged data) or after it (and the result is complete), never in the middle.

@@ -38,9 +38,9 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from . import config as cfg
-from .errors import SimError
-from .stats import holm, mean_ci, normal_sf2, share_interval
+from simcli.config import jobs as cfg
+from simcli.errors import SimError
+from simcli.stats import holm, mean_ci, normal_sf2, share_interval
 
 FIRST_ROUND = 1000          # games per candidate in the first round; then doubling
 JK_GROUPS = 20              # jackknife groups (game index mod JK_GROUPS) for non-mean metrics
@@ -170,7 +170,7 @@ class Metric:
     def game_values(self, job: cfg.Job, rows: np.ndarray) -> np.ndarray:
         """int64 value of each game in ``rows`` (one rotation)."""
         from kernels import layout
-        from . import runner
+        from simcli.engine import runner
         S = job.seats.shape[0]
         if self.kind == "length":
             return rows[:, 2 * S + 1]
@@ -190,7 +190,8 @@ class Metric:
 
 def _table_metric_names(job: cfg.Job) -> tuple[list[str], list[str]]:
     """(numeric variants columns, derived counter metrics) this game's tables hold."""
-    from . import report, runner
+    from simcli.report import tables as report
+    from simcli.engine import runner
     acc = runner.accumulators_for(job)
     acc.misc[0] = 1  # one empty game: every ratio defined, so every column is built
     tables = report.build_tables([runner.Result(job, acc, 1, 0)])
@@ -345,7 +346,7 @@ class Race:
 
     def __init__(self, cands: list[Candidate], metric: Metric, target: Target, seed: int,
                  rotate: bool, alpha: float):
-        from . import runner
+        from simcli.engine import runner
         self.cands, self.metric, self.target = cands, metric, target
         self.seed, self.rotate, self.alpha = seed, rotate, alpha
         self.rotations = cands[0].job.players if rotate else 1
@@ -363,7 +364,7 @@ class Race:
 
     def play(self, start: int, stop: int, chunk: int, bar=None) -> None:
         """Games [start, stop) for every survivor, chunk by chunk, folding integer sums."""
-        from . import runner
+        from simcli.engine import runner
         alive = self.alive()
         for s, e in runner.plan_chunks(start, stop - start, chunk):
             xs = {}
@@ -414,7 +415,8 @@ class Race:
 
     def _table_values(self, c: Candidate, leave_out) -> list[float]:
         """The metric from the report tables: of all deals (None) or without each group."""
-        from . import report, runner
+        from simcli.report import tables as report
+        from simcli.engine import runner
         results = []
         if leave_out is None:
             results.append(runner.Result(c.job, c.acc, c.deals, self.seed, rotations=self.rotations))
@@ -690,10 +692,12 @@ def tune_cmd(
 ) -> None:
     """Which rule value(s) hit a balance target: race candidates on common deals."""
     import tempfile
-    from . import export, report, runner
-    from .compile import ensure_compiled
-    from .output import OutputFolder
-    from .runspec import RunSpec, write_result
+    from simcli.report import export
+    from simcli.report import tables as report
+    from simcli.engine import runner
+    from simcli.engine.compile import ensure_compiled
+    from simcli.report.output import OutputFolder
+    from simcli.engine.runspec import RunSpec, write_result
     output = OutputFolder(out, force=force).validate()
     tgt = parse_target(target)
     tuned, fixed = parse_rules(game, rule)

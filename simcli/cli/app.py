@@ -11,10 +11,10 @@ import typer
 # Typer >= 0.29 carries its own copy of click; the plain install has no `click` module.
 from typer._click.exceptions import ClickException as _ClickException
 
-from . import config as cfg
-from .errors import SimError, WriteError
-from .output import OutputFile, OutputFolder
-from .runspec import DEFAULT_CHUNK, DEFAULT_SEED, Backend, RunSpec, execute, resolve_run
+from simcli.config import jobs as cfg
+from simcli.errors import SimError, WriteError
+from simcli.report.output import OutputFile, OutputFolder
+from simcli.engine.runspec import DEFAULT_CHUNK, DEFAULT_SEED, Backend, RunSpec, execute, resolve_run
 
 app = typer.Typer(add_completion=False, no_args_is_help=False,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -133,7 +133,7 @@ def sweep_cmd(
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
-    from .sweep import load_sweep
+    from simcli.analyses.sweep import load_sweep
     output = _output(out, force)
     jobs, settings, axes = load_sweep(file)
     default = games or settings["games"] or 20000
@@ -158,7 +158,7 @@ def ablate_cmd(
     no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """What each option is worth: one restricted seat vs the base policy on the same deals."""
-    from . import ablate
+    from simcli.analyses import ablate
     ablate.ablate_cmd(game, variant, players, policy, restrictions, games,
                       DEFAULT_SEED if seed is None else seed, threads, chunk, rule, _output(out, force),
                       fmt, html, date, show_progress(no_progress), typer.echo)
@@ -171,7 +171,7 @@ def report_cmd(
     force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
 ) -> None:
     """One self-contained HTML file with plots: win shares, score and length distributions, sweeps, calendar."""
-    from .html_report import default_html_path, render_html
+    from simcli.report.html import default_html_path, render_html
     if folder.exists() and not folder.is_dir():
         raise SimError(f"{folder} is a file; give a folder written by run, sweep or ladder")
     if not folder.is_dir():
@@ -193,7 +193,8 @@ def check_cmd(
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
-    from . import check, report
+    from simcli.analyses import check
+    from simcli.report import tables as report
     conf = check.load_check_config(config_file)
     counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
@@ -207,11 +208,11 @@ def check_cmd(
         expected = check.load_expectations(expectations)
     spec = RunSpec(conf.jobs, counts, seed, threads, DEFAULT_CHUNK, Backend(backend, scheduler, workers),
                    progress=show_progress(no_progress)).validate()
-    from .runspec import compute
+    from simcli.engine.runspec import compute
     _, tables, _ = compute(spec)
     if update:
         conf.counts = counts
-        from .runspec import write_result
+        from simcli.engine.runspec import write_result
         keep = {k: tables[k] for k in check.BASELINE_TABLES if k in tables}
         final = write_result(output, keep, "parquet", check.meta_for(conf, seed))
         typer.echo(f"baseline of {len(conf.jobs)} jobs ({sum(counts)} games) written to {final}")
@@ -240,7 +241,8 @@ def ladder_cmd(
     no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
-    from . import export, ladder
+    from simcli.report import export
+    from simcli.analyses import ladder
     output = _output(out, force)
     if fmt not in export.FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
@@ -285,7 +287,7 @@ def trace_cmd(
     force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
 ) -> None:
     """JSON Lines of every event of game(s) I.. of a run with the same seed and options."""
-    from .trace import trace_events
+    from simcli.analyses.trace import trace_events
     if game_index + count - 1 > 2**63 - 1:
         raise SimError(f"--game-index {game_index} + --count {count} goes past the last game index, 2**63 - 1")
     target = OutputFile(out, force=force).validate() if out is not None else None
@@ -313,7 +315,7 @@ def bench_cmd(
     players: PlayersOpt = None,
 ) -> None:
     """Games/s and decisions/s per game and policy, at one thread and at all threads."""
-    from .bench import bench
+    from simcli.analyses.bench import bench
     rows = bench(game, seconds=seconds, repeats=repeats, players=players)
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
@@ -330,11 +332,11 @@ def compile_cmd(
 ) -> None:
     """Compile the games' kernels (every build, the search player's too) into Numba's disk cache
     ahead of time, e.g. for a Docker image or a CI cache step; runs then start warm."""
-    from .compile import compile_command
+    from simcli.engine.compile import compile_command
     compile_command(games or [], lambda line: typer.echo(line, err=True))
 
 
-from .tune import tune_cmd  # noqa: E402 - the command lives in simcli/tune.py
+from simcli.analyses.tune import tune_cmd  # noqa: E402 - the command lives in simcli/tune.py
 
 app.command("tune")(tune_cmd)
 
@@ -353,7 +355,7 @@ def _one_line(e) -> str:
 def main() -> None:
     """Console entry point: errors become one line; exit 2 bad input, 1 a failed write (or `check`
     finding a move), 130/143 interrupted (SIGINT/SIGTERM), with nothing half-written."""
-    from .interrupt import run_interruptibly
+    from simcli.engine.interrupt import run_interruptibly
     try:
         code = run_interruptibly(lambda: app(standalone_mode=False))  # returns typer.Exit's code
         if isinstance(code, int) and code:

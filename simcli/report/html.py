@@ -31,7 +31,7 @@ from pathlib import Path
 
 import polars as pl
 
-from .errors import SimError
+from simcli.errors import SimError
 
 TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates", "tune", "ablations", "arc")
 # metrics that compare seats which chose to use an option with seats that did not: correlations,

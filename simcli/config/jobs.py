@@ -13,12 +13,12 @@ import numpy as np
 
 import kernels
 from kernels.spec import SEAT_FORBID, SEAT_WIDTH
-from .errors import SimError
+from simcli.errors import SimError
 
 
 def configs_dir() -> Path:
-    here = Path(__file__).resolve().parent
-    for cand in (here.parent / "configs", here / "_configs"):
+    package = Path(__file__).resolve().parents[1]     # simcli/
+    for cand in (package.parent / "configs", package / "_configs"):
         if cand.is_dir():
             return cand
     raise SimError("configs folder not found next to the simcli package (reinstall simcli)")
@@ -281,7 +281,7 @@ def jobs_from_entries(entries: list[dict], where: str, default_games: int | None
 
 def suite_jobs(path: Path | None = None) -> tuple[list[Job], list[int], int]:
     """The default suite: (jobs, games for each job, seed)."""
-    from . import schema
+    from simcli.config import schema
     path = path or configs_dir() / "suite.toml"
     data = schema.load(path, "suite")
     counts: list[int] = []

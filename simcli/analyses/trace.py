@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels import layout
-from .config import Job
+from simcli.config.jobs import Job
 
 MAX_EVENTS = 1 << 14
 

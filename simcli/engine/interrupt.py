@@ -3,7 +3,7 @@
 The command runs in a worker thread while the main thread waits on it in short slices, so a
 signal is handled at once even while a Numba kernel (which releases the GIL but does not return
 to Python for the length of a chunk) is busy. On a signal the main thread removes every staged
-output (``simcli.output.abandon_all``), closes anything registered with ``on_interrupt`` (a Dask
+output (``simcli.report.output.abandon_all``), closes anything registered with ``on_interrupt`` (a Dask
 cluster this command started), prints one line and exits 130 (SIGINT) or 143 (SIGTERM) without
 waiting for the kernel to return.
 """
@@ -76,7 +76,7 @@ def run_interruptibly(fn: Callable[[], int]) -> int:
 
 
 def _stop_now(signum) -> None:
-    from .output import abandon_all
+    from simcli.report.output import abandon_all
     # ignore further signals while cleaning up: a second Ctrl-C must not leave a half-clean state
     for s in EXIT_CODES:
         signal.signal(s, signal.SIG_IGN)

@@ -9,8 +9,8 @@ import numpy as np
 
 import kernels
 from kernels import layout
-from . import config as cfg
-from . import runner
+from simcli.config import jobs as cfg
+from simcli.engine import runner
 
 
 def measure(job: cfg.Job, threads: int, seconds: float, repeats: int, seed: int = 1) -> tuple[float, float]:

@@ -26,9 +26,10 @@ from pathlib import Path
 
 import polars as pl
 
-from . import config as cfg
-from . import schema, stats
-from .errors import SimError
+from simcli.config import jobs as cfg
+from simcli.config import schema
+from simcli import stats
+from simcli.errors import SimError
 
 KEYS = ["game", "variant", "players", "policies"]
 BASELINE_TABLES = ("seats", "variants", "scores", "lengths", "counters")

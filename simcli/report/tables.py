@@ -20,8 +20,8 @@ import polars as pl
 from kernels import arc
 from kernels.layout import SHARE_UNIT
 from kernels.tally import M_DEALS, M_DECISIONS, M_GAMES, M_GAP_GAMES, M_GAP_SUM, M_TIES, M_TIMEOUTS
-from .runner import Result
-from .stats import paired_difference, policy_share, ratio_interval, seat_share
+from simcli.engine.runner import Result
+from simcli.stats import paired_difference, policy_share, ratio_interval, seat_share
 
 # the method and unit behind every interval column, for docs and the HTML footnote
 SHARE_CI_METHOD = "Wilson score interval with effective n = deals x p(1-p) / s^2 (s^2: variance of per-deal shares); unit: the deal"

@@ -1,0 +1,1 @@
+"""One module per command that measures: sweep, ladder, tune, ablate, check, calendar, bench, trace."""

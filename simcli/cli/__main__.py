@@ -1,0 +1,3 @@
+from simcli.cli.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""Reports: tables from tallies, printed tables and files, the output contract, the HTML page."""
