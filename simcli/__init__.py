@@ -30,7 +30,8 @@ def run(game: str | None = None, *, variant: str | None = None, players: int | N
     written to disk. Raises ``ValueError`` (a ``simcli.errors.SimError``) for bad arguments.
     """
     from simcli.errors import SimError
-    from simcli.engine.runspec import DEFAULT_CHUNK, Backend, RunSpec, execute, resolve_run
+    from simcli.analyses.run import resolve_run
+    from simcli.engine.runspec import DEFAULT_CHUNK, RunSpec, execute
     unknown = set(daily) - {"year", "date", "birthday", "cards"}
     if unknown:
         raise SimError(f"unknown argument(s) {', '.join(sorted(unknown))}; simcli.run takes game, variant, "
@@ -40,12 +41,13 @@ def run(game: str | None = None, *, variant: str | None = None, players: int | N
         seats = ",".join(map(str, seats))
     if rules is not None and not isinstance(rules, dict):
         raise SimError(f"rules must be a dict of rule name -> value, not {type(rules).__name__}")
-    jobs, counts, seed, extra, post = resolve_run(
+    jobs, counts, seed, extra, analysis = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules={k: _rule_text(v) for k, v in (rules or {}).items()}, games=games, seed=seed, **daily)
-    spec = RunSpec(jobs, counts, seed, threads, chunk or DEFAULT_CHUNK, Backend(), rotate, until_ci,
-                   progress, extra_meta=extra, post=post, echo=lambda *_: None)
-    tables, _ = execute(spec)
+    spec = RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk or DEFAULT_CHUNK,
+                   rotate=rotate, until_ci=until_ci, progress=progress, extra_meta=extra,
+                   echo=lambda *_: None)
+    tables, _ = execute(spec, analysis)
     return tables
 
 

@@ -16,9 +16,7 @@ A solo game (``SOLO``) has one seat: its win share is the success rate.
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -86,39 +84,59 @@ def _counter_col(job: cfg.Job, name: str) -> int:
     return layout.col_counter(job.seats.shape[0], names.index(name))
 
 
-def play_chunk(ab: Ablation, seed: int, start: int, stop: int, buf: np.ndarray | None = None) -> np.ndarray:
-    """Fold deals [start, stop) into ``ab``: P rotations of the restricted job, one base game."""
-    P = ab.base.players
-    S = ab.base.seats.shape[0]
+def deal_units(restricted: cfg.Job, base: cfg.Job, seed: int, start: int, stop: int) -> tuple:
+    """One chunk task: deals [start, stop) played P times with the restricted seat rotated and
+    once all-base. A pure function of its arguments (it runs the same here or on a Dask worker):
+    returns (per-deal win units of the restricted seat and of the base seat (deals x 2),
+    restriction_yielded summed over the restricted games, restriction_forbidden summed over the
+    base game's seats)."""
+    P = base.players
+    S = base.seats.shape[0]
     units = np.zeros((stop - start, 2), dtype=np.int64)
-    yc = _counter_col(ab.restricted, "restriction_yielded")
-    for r, rj in enumerate(runner.rotated_jobs(ab.restricted)):
+    yc = _counter_col(restricted, "restriction_yielded")
+    yielded = 0
+    buf = None
+    for r, rj in enumerate(runner.rotated_jobs(restricted)):
         buf = runner.play_chunk(rj, seed, start, stop, buf)
         units[:, 0] += runner.win_units(buf, S)[:, (P - r) % P]  # rotation r puts seat 0's row at seat -r
-        ab.yielded += int(buf[:, yc].sum())
-    buf = runner.play_chunk(ab.base, seed, start, stop, buf)
+        yielded += int(buf[:, yc].sum())
+    buf = runner.play_chunk(base, seed, start, stop, buf)
     units[:, 1] = runner.win_units(buf, S)[:, :P].sum(axis=1)
-    ab.forbidden += int(buf[:, _counter_col(ab.base, "restriction_forbidden")].sum())
+    forbidden = int(buf[:, _counter_col(base, "restriction_forbidden")].sum())
+    return units, yielded, forbidden
+
+
+def fold(ab: Ablation, task_result: tuple) -> None:
+    """Add one chunk task's result into the ablation's integer tallies."""
+    units, yielded, forbidden = task_result
     ab.tally.add_games(units)
-    return buf
+    ab.yielded += yielded
+    ab.forbidden += forbidden
+
+
+def play_chunk(ab: Ablation, seed: int, start: int, stop: int) -> None:
+    """Fold deals [start, stop) into ``ab``, here."""
+    fold(ab, deal_units(ab.restricted, ab.base, seed, start, stop))
 
 
 def run_ablations(abls: list[Ablation], games: int, seed: int, threads: int | None = None,
-                  chunk: int = runner.DEFAULT_CHUNK, progress: bool = False) -> list[Ablation]:
-    """Play ``games`` deals (indices 0..games-1) of every ablation; integer tallies only, so the
-    result is the same for any thread count or chunk size."""
+                  chunk: int = runner.DEFAULT_CHUNK, progress: bool = False, ex=None) -> list[Ablation]:
+    """Play ``games`` deals (indices 0..games-1) of every ablation, chunk tasks on ``ex`` (here by
+    default, or a Dask executor); integer tallies only, so the result is the same for any thread
+    count, chunk size or backend."""
     from tqdm import tqdm
-    runner.set_threads(threads)
-    per_deal = [a.base.players + 1 for a in abls]
-    bar = tqdm(total=games * sum(per_deal), unit="game", unit_scale=True, disable=not progress,
-               file=sys.stderr, dynamic_ncols=True, leave=False)
+    if ex is None:
+        from simcli.engine.executor import LocalExecutor
+        ex = LocalExecutor(threads)
+    keys = [(a, start, stop) for a in abls for start, stop in runner.plan_chunks(0, games, chunk)]
+    tasks = ((a.restricted, a.base, seed, start, stop) for a, start, stop in keys)
+    bar = tqdm(total=games * sum(a.base.players + 1 for a in abls), unit="game", unit_scale=True,
+               disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False)
     try:
-        for a, k in zip(abls, per_deal):
+        for (a, start, stop), res in zip(keys, ex.map(deal_units, tasks)):
             bar.set_description(f"{a.base.describe()} +{a.name}")
-            buf = None
-            for start, stop in runner.plan_chunks(0, games, chunk):
-                buf = play_chunk(a, seed, start, stop, buf)
-                bar.update((stop - start) * k)
+            fold(a, res)
+            bar.update((stop - start) * (a.base.players + 1))
     finally:
         bar.close()
     return abls
@@ -168,11 +186,10 @@ def ablations_table(abls: list[Ablation]) -> pl.DataFrame:
     return df.sort("diff", "restriction")
 
 
-def ablations_png(table: pl.DataFrame, path: Path) -> Path:
+def ablations_png(table: pl.DataFrame) -> bytes:
     """Each restriction's paired difference with its 95% interval (a zero line for no effect)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from simcli.report.plots import figure_bytes, pyplot
+    plt = pyplot()
     kind = "success rate" if "success_rate_base" in table.columns else "win share"
     labels = [f"{r['game']} {r['variant']} {r['players']}p +{r['restriction']}" for r in table.iter_rows(named=True)]
     fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.38 * max(len(labels), 1)))
@@ -187,9 +204,7 @@ def ablations_png(table: pl.DataFrame, path: Path) -> Path:
     ax.invert_yaxis()
     ax.set_xlabel(f"{kind}: restricted seat minus base seat, same deals (95% interval)")
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=110, metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return figure_bytes(fig, dpi=110)
 
 
 def _daily_date(date: str | None) -> tuple[dict, dict]:
@@ -246,43 +261,41 @@ def restriction_names(restrictions: str | None) -> list[str] | None:
     return names
 
 
-def ablate_cmd(game, variant, players, policy, restrictions, games, seed, threads, chunk, rule,
-               output, fmt, html, date, progress, echo) -> Path:
-    """`simcli ablate`: print the ablations table, write it (+ ablations.png, meta.json) under the
-    output contract (``output`` is a validated ``simcli.report.output.OutputFolder``)."""
-    import tempfile
-    from simcli.report import export
-    from simcli.engine.compile import ensure_compiled
-    from simcli.engine.runspec import RunSpec, write_result
-    # the shared checks of every simulating command, before anything runs
+class AblateAnalysis:
+    """`simcli ablate` on the run pipeline: the spec's one job is the all-base job; each
+    restriction's chunk tasks run on the spec's backend; prints and writes the ablations table."""
+    name = "ablate"
+
+    def __init__(self, plans: list[Ablation]):
+        self.plans = plans
+
+    def simulate(self, spec, ex, per_game=None) -> list[Ablation]:
+        return run_ablations(self.plans, spec.games[0], spec.seed, spec.threads, spec.chunk,
+                             spec.progress, ex)
+
+    def tables(self, spec, results) -> dict:
+        return {"ablations": ablations_table(results)}
+
+    def lines(self, spec, tables, results) -> list[str]:
+        job, table = spec.jobs[0], tables["ablations"]
+        kind = "success_rate" if solo(job) else "win_share"
+        with pl.Config(tbl_rows=60, tbl_cols=20, tbl_width_chars=200, float_precision=4,
+                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+            text = str(table.select("restriction", f"{kind}_restricted", f"{kind}_base", "diff",
+                                    "ci_low", "ci_high", "p_holm", "forbidden_per_game",
+                                    "yielded_per_game"))
+        return [f"{job.describe()}: {spec.games[0]} deals, each restricted seat rotated over "
+                f"{job.players} seat(s)", text]
+
+    def files(self, spec, tables) -> dict:
+        return {"ablations.png": ablations_png(tables["ablations"])}
+
+    def meta(self, spec, results) -> dict:
+        return {"ablate": {"policy": spec.jobs[0].policies[0],
+                           "restrictions": [a.name for a in self.plans]}}
+
+
+def ablate_plan(game, variant, players, policy, restrictions, rule, date) -> tuple[cfg.Job, AblateAnalysis]:
+    """The user's words for `ablate` -> (the all-base job, analysis); unknown names fail here."""
     job = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule), date)
-    plans = ablations_for(job, restriction_names(restrictions))   # unknown names: one line, now
-    spec = RunSpec([job], games, seed, threads, chunk, fmt=fmt, html=html, output=output).validate()
-    note = spec.thread_note()
-    if note:
-        print(note, file=sys.stderr)
-    ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
-    t0 = time.time()
-    table = ablations_table(run_ablations(plans, games, seed, threads, chunk, progress))
-    wall = time.time() - t0
-    kind = "success_rate" if solo(job) else "win_share"
-    with pl.Config(tbl_rows=60, tbl_cols=20, tbl_width_chars=200, float_precision=4,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-        echo(f"{job.describe()}: {games} deals, each restricted seat rotated over {job.players} seat(s)")
-        echo(str(table.select("restriction", f"{kind}_restricted", f"{kind}_base", "diff", "ci_low",
-                              "ci_high", "p_holm", "forbidden_per_game", "yielded_per_game")))
-    meta = {
-        "command": sys.argv, "seed": seed, "games": games, "chunk": chunk,
-        "threads": runner.set_threads(threads), "wall_time_s": round(wall, 3),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "packages": export.package_versions(),
-        "ablate": {"policy": job.policies[0], "restrictions": table["restriction"].to_list()},
-        "jobs": [{"game": job.game, "version": job.module.VERSION, "variant": job.variant,
-                  "players": job.players, "policies": job.policies, "rules": job.rules,
-                  "labels": job.labels, "notes": list(getattr(job.module, "REPORT_NOTES", ()))}],
-    }
-    with tempfile.TemporaryDirectory() as tmp:
-        png = ablations_png(table, Path(tmp) / "ablations.png").read_bytes()
-    final = write_result(output, {"ablations": table}, fmt, meta, {"ablations.png": png}, html=html)
-    n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
-    echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
-    return final
+    return job, AblateAnalysis(ablations_for(job, restriction_names(restrictions)))

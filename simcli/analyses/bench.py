@@ -36,7 +36,7 @@ def measure(job: cfg.Job, threads: int, seconds: float, repeats: int, seed: int 
         out = runner.play_chunk(job, seed, first, first + n, out)
         dt = time.perf_counter() - t
         rates.append(n / dt)
-        drates.append(float(out[:, 2 * S + 3].sum()) / dt)
+        drates.append(float(out[:, job.row.decisions].sum()) / dt)
         first += n
     return statistics.median(rates), statistics.median(drates)
 

@@ -124,13 +124,13 @@ def summaries(dates: pl.DataFrame) -> dict[str, pl.DataFrame]:
     return out
 
 
-def calendar_png(dates: pl.DataFrame, path) -> Path:
+def calendar_png(dates: pl.DataFrame) -> bytes:
     """Heat-map of success rate by date (12 months x 31 days), one panel per policy."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     import numpy as np
+    from simcli.report.plots import figure_bytes
 
-    path = Path(path)
     policies = sorted(dates["policy"].unique().to_list())
     fig = Figure(figsize=(11, 3.2 * max(len(policies), 1) + 0.6))
     FigureCanvasAgg(fig)
@@ -152,9 +152,7 @@ def calendar_png(dates: pl.DataFrame, path) -> Path:
         ax.set_xticks(range(0, 31, 2), [str(d) for d in range(1, 32, 2)], fontsize=7)
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="success rate", shrink=0.9)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    return path
+    return figure_bytes(fig, dpi=110)
 
 
 POLICIES_BY_DEFAULT = ("random", "greedy", "solver")
@@ -226,9 +224,7 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
     def post(tables, results=None):
         dates = dates_table(tables)
         summ = summaries(dates)
-        import tempfile
-        with tempfile.TemporaryDirectory() as tmp:
-            png = calendar_png(dates, Path(tmp) / "calendar.png").read_bytes()
+        png = calendar_png(dates)
         lines = [f"daily-weather {variant or base.variant}: {len(entries)} date(s) x {len(names)} "
                  f"polic{'y' if len(names) == 1 else 'ies'} x {n} games"
                  + (" - STAND-IN card data" if dw.is_standin() else "")]

@@ -284,3 +284,42 @@ def meta_for(conf: CheckConfig, seed: int) -> dict:
     return {"purpose": "balance baseline", "seed": seed, "games": conf.counts, "alpha": conf.alpha,
             "jobs": [{"game": j.game, "version": j.module.VERSION, "variant": j.variant, "players": j.players,
                       "policies": j.policies, "rules": j.rules, "labels": j.labels} for j in conf.jobs]}
+
+
+def check_command(*, update: bool, games, config_file, baseline: Path, expectations, alpha,
+                  threads, backend, progress: bool, echo) -> int:
+    """`simcli check`: re-make the baseline (``update``) or compare a fresh run with it and the
+    designer's expectations. Returns the exit code (1: balance moved or an expectation failed)."""
+    from simcli.engine.runspec import DEFAULT_CHUNK, RunSpec, compute, write_result
+    from simcli.report.output import OutputFolder
+    conf = load_check_config(config_file)
+    counts = [games] * len(conf.jobs) if games else conf.counts
+    alpha = alpha or conf.alpha
+    seed = conf.baseline_seed if update else conf.check_seed
+    # --update replaces the baseline folder whole; it is what the option is for
+    output = OutputFolder(baseline, force=True, option="--baseline").validate() if update else None
+    if not update:
+        if not (baseline / "variants.parquet").is_file():
+            raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
+        base = read_tables(baseline)
+        expected = load_expectations(expectations)
+    spec = RunSpec(jobs=conf.jobs, games=counts, seed=seed, threads=threads, chunk=DEFAULT_CHUNK,
+                   backend=backend, progress=progress).validate()
+    _, tables, _, _ = compute(spec)
+    if update:
+        conf.counts = counts
+        keep = {k: tables[k] for k in BASELINE_TABLES if k in tables}
+        final = write_result(output, keep, "parquet", meta_for(conf, seed))
+        echo(f"baseline of {len(conf.jobs)} jobs ({sum(counts)} games) written to {final}")
+        return 0
+    result = compare(base, tables, alpha)
+    moved = result.filter(pl.col("moved")) if result.height else result
+    failed = [e for e in check_expectations(tables, expected) if not e["ok"]]
+    echo(f"checked {len(conf.jobs)} jobs ({sum(counts)} games) against {baseline}: "
+         f"{result.height} tests, Holm-Bonferroni at alpha = {alpha}")
+    for line in summary_lines(moved, failed):
+        echo(line)
+    if moved.height or failed:
+        return 1
+    echo("no significant change; every expectation holds")
+    return 0

@@ -52,10 +52,9 @@ def ladder_table(results, pairs) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def ladder_png(table: pl.DataFrame, path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def ladder_png(table: pl.DataFrame) -> bytes:
+    from simcli.report.plots import figure_bytes, pyplot
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
     x = list(range(table.height))
     y = table["win_share"].to_list()
@@ -69,8 +68,7 @@ def ladder_png(table: pl.DataFrame, path: Path) -> None:
     ax.set_title(f"Skill ladder: {g['game']} {g['variant']} {g['players']}p ({g['deals']} deals x rotations)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    return figure_bytes(fig)
 
 
 def parse_budgets(text: str) -> list[int]:
@@ -84,3 +82,36 @@ def parse_budgets(text: str) -> list[int]:
         # each rung plays the rung below it: a ladder only reads as a skill curve if it climbs
         raise SimError(f"--budgets {text!r} must increase from rung to rung (e.g. 4,8,16,32,64)")
     return b
+
+
+class LadderAnalysis:
+    """`simcli ladder` on the run pipeline: every rung a rotated job; prints and writes the ladder."""
+    name = "ladder"
+
+    def __init__(self, pairs, budgets: str, rollout: str):
+        from simcli.engine.runspec import Analysis
+        self.base = Analysis()
+        self.pairs, self.budgets, self.rollout = pairs, budgets, rollout
+
+    def simulate(self, spec, ex, per_game=None):
+        return self.base.simulate(spec, ex, per_game)
+
+    def tables(self, spec, results) -> dict:
+        tables = self.base.tables(spec, results)
+        tables["ladder"] = ladder_table(results, self.pairs)
+        return tables
+
+    def lines(self, spec, tables, results) -> list[str]:
+        from simcli.report import tables as report
+        with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
+                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+            text = str(tables["ladder"].select(
+                "rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
+                "diff_vs_previous", "diff_ci_low", "diff_ci_high"))
+        return [text] + report.skill_gaps(tables)
+
+    def files(self, spec, tables) -> dict:
+        return {"ladder.png": ladder_png(tables["ladder"])}
+
+    def meta(self, spec, results) -> dict:
+        return {"ladder": {"budgets": self.budgets, "rollout": self.rollout}}

@@ -1,7 +1,7 @@
 """Sweeps: a grid of games x variants x player counts x seat policies x rule values.
 
 A sweep file (TOML) has optional ``games``, ``seed``, ``rotate`` and one or more ``[[grid]]``
-tables (the declared schema: ``simcli/schema.py`` ``SWEEP``; every key, type and range is
+tables (the declared schema: ``simcli/config/schema.py`` ``SWEEP``; every key, type and range is
 checked before any job is made)::
 
     [[grid]]

@@ -53,17 +53,17 @@ def decode_event(mod, row: np.ndarray) -> dict:
 
 def result_event(job: Job, out_row: np.ndarray) -> dict:
     mod = job.module
-    S = job.seats.shape[0]
-    winners = int(out_row[2 * S])
+    row = job.row
+    winners = int(out_row[row.winners])
     d = {
         "event": "result",
-        "scores": [int(x) for x in out_row[:S]],
-        "places": [int(x) for x in out_row[S:2 * S]],
-        "winners": [s for s in range(S) if (winners >> s) & 1],
-        "length": int(out_row[2 * S + 1]),
-        "timeout": bool(out_row[2 * S + 2] & layout.FLAG_TIMEOUT),
-        "decisions": int(out_row[2 * S + 3]),
-        "counters": {c.name: int(out_row[2 * S + layout.N_FIXED + i]) for i, c in enumerate(mod.COUNTERS)},
+        "scores": [int(x) for x in out_row[row.scores]],
+        "places": [int(x) for x in out_row[row.places]],
+        "winners": [s for s in range(row.S) if (winners >> s) & 1],
+        "length": int(out_row[row.length]),
+        "timeout": bool(out_row[row.flags] & layout.FLAG_TIMEOUT),
+        "decisions": int(out_row[row.decisions]),
+        "counters": {c.name: int(out_row[row.counter(i)]) for i, c in enumerate(mod.COUNTERS)},
     }
     return d
 

@@ -33,10 +33,8 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Optional
 
 import numpy as np
-import typer
 
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
@@ -171,17 +169,17 @@ class Metric:
         """int64 value of each game in ``rows`` (one rotation)."""
         from kernels import layout
         from simcli.engine import runner
-        S = job.seats.shape[0]
+        row = job.row
         if self.kind == "length":
-            return rows[:, 2 * S + 1]
+            return rows[:, row.length]
         if self.kind == "timeout":
-            return (rows[:, 2 * S + 2] & layout.FLAG_TIMEOUT != 0).astype(np.int64)
+            return (rows[:, row.flags] & layout.FLAG_TIMEOUT != 0).astype(np.int64)
         if self.kind == "tie":
-            bits = (rows[:, 2 * S][:, None] >> np.arange(S)[None, :]) & 1
+            bits = (rows[:, row.winners][:, None] >> np.arange(row.S)[None, :]) & 1
             return (bits.sum(axis=1) > 1).astype(np.int64)
         if self.kind == "counter":
-            return rows[:, 2 * S + layout.N_FIXED + self.arg]
-        units = runner.win_units(rows, S)
+            return rows[:, row.counter(self.arg)]
+        units = runner.win_units(rows, row.S)
         if self.kind == "win":
             return units[:, self.arg]
         cols = [s for s in range(job.players) if job.policies[s] == self.arg]  # policy
@@ -259,10 +257,11 @@ class Candidate:
 
 
 class _RowTap:
-    """Given to ``runner.chunk_tally`` as its per-game writer: sees each rotation's rows."""
+    """Given to ``runner.chunk_tally`` as its per-game writer: sees each rotation's rows, and keeps
+    each deal's metric value (paired metrics) or folds the rows into jackknife groups."""
 
-    def __init__(self, metric: Metric, cand: Candidate, start: int, n: int):
-        self.metric, self.cand, self.start = metric, cand, start
+    def __init__(self, metric: Metric, groups: list | None, start: int, n: int):
+        self.metric, self.groups, self.start = metric, groups, start
         self.x = np.zeros(n, dtype=np.int64)
 
     def write(self, job, start, rows):
@@ -270,11 +269,24 @@ class _RowTap:
             self.x += self.metric.game_values(job, rows)
             return
         lower = bool(job.module.LOWER_IS_BETTER)
-        for g, acc in enumerate(self.cand.groups):
+        for g, acc in enumerate(self.groups):
             first = (g - start) % JK_GROUPS  # group of game index i is i mod JK_GROUPS
             part = np.ascontiguousarray(rows[first::JK_GROUPS])
             if part.shape[0]:
                 acc.fold(part, lower)
+
+
+def race_chunk(job: cfg.Job, metric: Metric, seed: int, start: int, stop: int, rotate: bool) -> tuple:
+    """One chunk task of the race: candidate ``job``'s games [start, stop) (every rotation when
+    ``rotate``). A pure function of its arguments, so it runs the same here or on a Dask worker:
+    returns (ChunkTally, each deal's metric value (paired metrics), the jackknife groups'
+    accumulators (other metrics), seconds)."""
+    from simcli.engine import runner
+    t0 = time.perf_counter()
+    groups = None if metric.paired else [runner.accumulators_for(job) for _ in range(JK_GROUPS)]
+    tap = _RowTap(metric, groups, start, stop - start)
+    ct = runner.chunk_tally(job, seed, start, stop, rotate, None, tap)
+    return ct, (tap.x if metric.paired else None), groups, time.perf_counter() - t0
 
 
 def _one_sided_p(mean: float, se: float, df: int | None = None) -> float:
@@ -362,32 +374,40 @@ class Race:
     def alive(self) -> list[int]:
         return [i for i, c in enumerate(self.cands) if c.status == "racing"]
 
-    def play(self, start: int, stop: int, chunk: int, bar=None) -> None:
-        """Games [start, stop) for every survivor, chunk by chunk, folding integer sums."""
+    def play(self, start: int, stop: int, chunk: int, ex, bar=None) -> None:
+        """Games [start, stop) for every survivor, chunk by chunk, folding integer sums; the chunk
+        tasks run on ``ex`` (here or on Dask) and come back in task order."""
         from simcli.engine import runner
         alive = self.alive()
-        for s, e in runner.plan_chunks(start, stop - start, chunk):
-            xs = {}
-            for i in alive:
-                c = self.cands[i]
-                tap = _RowTap(self.metric, c, s, e - s)
-                t0 = time.perf_counter()
-                ct = runner.chunk_tally(c.job, self.seed, s, e, self.rotate, None, tap)
-                c.wall += time.perf_counter() - t0
-                c.acc.merge(ct.acc)
-                if ct.policy is not None:
-                    c.policy.merge(ct.policy)
-                c.deals += ct.games
-                if self.metric.paired:
-                    c.total += int(tap.x.sum())
-                    c.total_sq += int((tap.x * tap.x).sum())
-                    xs[i] = tap.x
-                if bar is not None:
-                    bar.update(ct.games * self.rotations)
-            for a in xs:
-                for b in xs:
-                    if a < b:
-                        self.pair[a, b] = self.pair.get((a, b), 0) + int((xs[a] * xs[b]).sum())
+        keys = [(s, e, i) for s, e in runner.plan_chunks(start, stop - start, chunk) for i in alive]
+        tasks = ((self.cands[i].job, self.metric, self.seed, s, e, self.rotate) for s, e, i in keys)
+        xs: dict[int, np.ndarray] = {}
+        for (s, e, i), (ct, x, groups, seconds) in zip(keys, ex.map(race_chunk, tasks)):
+            c = self.cands[i]
+            c.wall += seconds
+            c.acc.merge(ct.acc)
+            if ct.policy is not None:
+                c.policy.merge(ct.policy)
+            c.deals += ct.games
+            if groups is not None:
+                for mine, theirs in zip(c.groups, groups):
+                    mine.merge(theirs)
+            if x is not None:
+                c.total += int(x.sum())
+                c.total_sq += int((x * x).sum())
+                xs[i] = x
+            if bar is not None:
+                bar.update(ct.games * self.rotations)
+            if i == alive[-1]:          # the chunk is complete for every survivor
+                self._fold_pairs(xs)
+                xs = {}
+
+    def _fold_pairs(self, xs: dict) -> None:
+        """Sum over the chunk's deals of x_a * x_b for every pair of survivors (paired metrics)."""
+        for a in xs:
+            for b in xs:
+                if a < b:
+                    self.pair[a, b] = self.pair.get((a, b), 0) + int((xs[a] * xs[b]).sum())
 
     # -- estimates
     def _scale(self, i: int) -> int:
@@ -511,16 +531,20 @@ class Race:
                 self.cands[i].status = "dropped"
         return b
 
-    def run(self, games: int, chunk: int, progress: bool = False, first: int = FIRST_ROUND) -> None:
+    def run(self, games: int, chunk: int, progress: bool = False, first: int = FIRST_ROUND,
+            ex=None) -> None:
         """Race to the end; every candidate's status becomes best, indistinguishable or dropped."""
         from tqdm import tqdm
+        if ex is None:
+            from simcli.engine.executor import LocalExecutor
+            ex = LocalExecutor()
         bar = tqdm(total=len(self.cands) * games * self.rotations, unit="game", unit_scale=True,
                    disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False)
         played = 0
         try:
             for n in schedule(games, first):
                 before = len(self.alive())
-                self.play(played, n, chunk, bar)
+                self.play(played, n, chunk, ex, bar)
                 played = n
                 b = self.judge()
                 alive = self.alive()
@@ -569,13 +593,14 @@ def make_candidates(game, variant, players, policy, seats, tuned: dict, fixed: d
 
 def race(cands: list[Candidate], target: Target, games: int, seed: int, chunk: int = DEFAULT_CHUNK,
          rotate: bool = False, alpha: float = DEFAULT_ALPHA, progress: bool = False,
-         first: int = FIRST_ROUND) -> Race:
-    """Race already-resolved candidates to ``target``; ``games`` is the most any one plays."""
+         first: int = FIRST_ROUND, ex=None) -> Race:
+    """Race already-resolved candidates to ``target``; ``games`` is the most any one plays
+    (chunk tasks on ``ex``: here by default, or a Dask executor)."""
     if games < JK_GROUPS:  # every jackknife group needs a deal, and a variance two
         raise SimError(f"--games {games} is too few to race; give at least {JK_GROUPS}")
     metric = resolve_metric(target.metric, cands[0].job, rotate)
     r = Race(cands, metric, target, seed, rotate, alpha)
-    r.run(games, chunk, progress, first)
+    r.run(games, chunk, progress, first, ex)
     return r
 
 
@@ -615,11 +640,10 @@ def verdict_lines(r: Race, games: int) -> list[str]:
     return lines
 
 
-def tune_png(table, rules: list[str], target: Target, path: Path) -> None:
+def tune_png(table, rules: list[str], target: Target) -> bytes:
     """Metric against rule value with 95% intervals and the target line; a heat-map for two rules."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from simcli.report.plots import figure_bytes, pyplot
+    plt = pyplot()
     colour = {"best": "#1a7f37", "indistinguishable": "#2b5797", "dropped": "#999999"}
     rows = table.to_dicts()
     if len(rules) == 1:
@@ -664,79 +688,60 @@ def tune_png(table, rules: list[str], target: Target, path: Path) -> None:
     ax.set_title(f"tune {target.describe()} (* best, ~ cannot be told apart)" if len(rules) == 2
                  else f"tune {target.describe()}: 95% intervals")
     fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
-    plt.close(fig)
+    return figure_bytes(fig)
 
 
-# ---------------------------------------------------------------------------------- command
+# ---------------------------------------------------------------------------------- analysis
 
-def tune_cmd(
-    game: Annotated[str, typer.Argument(help="game id (see `simcli list`)")],
-    target: Annotated[str, typer.Option("--target", help="METRIC=VALUE, METRIC=min or METRIC=max, e.g. seat0_advantage=0")],
-    rule: Annotated[Optional[list[str]], typer.Option("--rule", help="NAME=LO..HI[:STEP] or NAME=a,b,c to vary (one or two); NAME=VALUE fixes a rule")] = None,
-    variant: Annotated[Optional[str], typer.Option("--variant", help="variant name (default: the game's default)")] = None,
-    players: Annotated[Optional[int], typer.Option("--players", help="player count (default: the variant's first)")] = None,
-    policy: Annotated[Optional[str], typer.Option("--policy", help="policy for every seat, e.g. random, heuristic")] = None,
-    seats: Annotated[Optional[str], typer.Option("--seats", help="comma-separated policy per seat")] = None,
-    rotate: Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies")] = False,
-    games: Annotated[int, typer.Option("--games", min=JK_GROUPS, help="the most games any one candidate plays")] = DEFAULT_GAMES,
-    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="master seed")] = 1,
-    alpha: Annotated[float, typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate of each round's drops")] = DEFAULT_ALPHA,
-    threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores)")] = None,
-    chunk: Annotated[int, typer.Option("--chunk", min=1, help="games per chunk")] = DEFAULT_CHUNK,
-    out: Annotated[Optional[str], typer.Option("--out", help="output folder, new or empty (default reports/run-<time>); see --force")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="parquet | csv")] = "parquet",
-    html: Annotated[bool, typer.Option("--html", help="also write report.html")] = False,
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar")] = False,
-    force: Annotated[bool, typer.Option("--force", help="replace a non-empty --out whole (default: refuse it)")] = False,
-) -> None:
-    """Which rule value(s) hit a balance target: race candidates on common deals."""
-    import tempfile
-    from simcli.report import export
-    from simcli.report import tables as report
-    from simcli.engine import runner
-    from simcli.engine.compile import ensure_compiled
-    from simcli.report.output import OutputFolder
-    from simcli.engine.runspec import RunSpec, write_result
-    output = OutputFolder(out, force=force).validate()
+class TuneAnalysis:
+    """`simcli tune` on the run pipeline: the candidates are the spec's jobs, raced on common
+    deals (chunk tasks on the spec's backend); tables, printed verdict, tune.png, meta."""
+    name = "tune"
+
+    def __init__(self, cands: list[Candidate], target: Target, rules: list[str], alpha: float,
+                 first: int = FIRST_ROUND):
+        self.cands, self.target, self.rules, self.alpha, self.first = cands, target, rules, alpha, first
+        self.race: Race | None = None
+
+    def simulate(self, spec, ex, per_game=None) -> list:
+        from simcli.engine import runner
+        games = spec.games[0]
+        r = self.race = race(self.cands, self.target, games, spec.seed, spec.chunk, spec.rotate,
+                             self.alpha, spec.progress, self.first, ex)
+        return [runner.Result(c.job, c.acc, c.deals, spec.seed, c.wall, r.rotations, c.policy)
+                for c in r.cands]
+
+    def tables(self, spec, results) -> dict:
+        from simcli.report import tables as report
+        tables = report.build_tables(results)
+        tables["tune"] = tune_table(self.race)
+        return tables
+
+    def lines(self, spec, tables, results) -> list[str]:
+        import polars as pl
+        with pl.Config(tbl_rows=MAX_CANDIDATES, tbl_cols=20, tbl_width_chars=160, float_precision=4,
+                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+            text = str(tables["tune"])
+        return [text] + verdict_lines(self.race, spec.games[0])
+
+    def files(self, spec, tables) -> dict:
+        return {"tune.png": tune_png(tables["tune"], self.rules, self.target)}
+
+    def meta(self, spec, results) -> dict:
+        r = self.race
+        return {"axes": list(self.rules),
+                "tune": {"target": self.target.describe(),
+                         "metric_test": "paired" if r.metric.paired else "jackknife",
+                         "alpha": self.alpha, "first_round": self.first, "rounds": r.rounds,
+                         "stop": r.stop_reason, "games_used": sum(c.deals for c in r.cands),
+                         "full_grid_games": len(r.cands) * spec.games[0]}}
+
+
+def tune_plan(game, target: str, rule, variant, players, policy, seats, rotate: bool,
+              alpha: float) -> tuple[list[Candidate], TuneAnalysis]:
+    """The user's words for `tune` -> (candidates, analysis); every check before anything runs."""
     tgt = parse_target(target)
     tuned, fixed = parse_rules(game, rule)
     cands = make_candidates(game, variant, players, policy, seats, tuned, fixed)
     resolve_metric(tgt.metric, cands[0].job, rotate)  # bad metric: fail before anything is written
-    # the shared checks of every simulating command (games, seed, chunk, threads, format, output)
-    spec = RunSpec([c.job for c in cands], games, seed, threads, chunk, rotate=rotate, fmt=fmt,
-                   html=html, output=output).validate()
-    note = spec.thread_note()
-    if note:
-        print(note, file=sys.stderr)
-    ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
-    threads_used = runner.set_threads(threads)
-    t0 = time.time()
-    r = race(cands, tgt, games, seed, chunk, rotate, alpha, not no_progress and sys.stderr.isatty())
-    wall = time.time() - t0
-    table = tune_table(r)
-    tables = report.build_tables([runner.Result(c.job, c.acc, c.deals, seed, c.wall, r.rotations, c.policy)
-                                  for c in r.cands])
-    tables["tune"] = table
-    import polars as pl
-    with pl.Config(tbl_rows=MAX_CANDIDATES, tbl_cols=20, tbl_width_chars=160, float_precision=4,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-        typer.echo(str(table))
-    for line in verdict_lines(r, games):
-        typer.echo(line)
-    meta = {"seed": seed, "games": games, "threads": threads_used, "chunk": chunk, "rotate": rotate,
-            "wall_time_s": round(wall, 3), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "command": sys.argv, "packages": export.package_versions(), "axes": list(tuned),
-            "tune": {"target": tgt.describe(), "metric_test": "paired" if r.metric.paired else "jackknife",
-                     "alpha": alpha, "first_round": FIRST_ROUND, "rounds": r.rounds,
-                     "stop": r.stop_reason, "games_used": sum(c.deals for c in r.cands),
-                     "full_grid_games": len(r.cands) * games},
-            "jobs": [{"game": c.job.game, "version": c.job.module.VERSION, "variant": c.job.variant,
-                      "players": c.job.players, "policies": c.job.policies, "rules": c.job.rules,
-                      "labels": c.job.labels, "games": c.deals} for c in r.cands]}
-    with tempfile.TemporaryDirectory() as tmp:
-        png = Path(tmp) / "tune.png"
-        tune_png(table, list(tuned), tgt, png)
-        final = write_result(output, tables, fmt, meta, {"tune.png": png.read_bytes()}, html=html)
-    n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
-    typer.echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
+    return cands, TuneAnalysis(cands, tgt, list(tuned), alpha)

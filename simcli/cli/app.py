@@ -14,7 +14,9 @@ from typer._click.exceptions import ClickException as _ClickException
 from simcli.config import jobs as cfg
 from simcli.errors import SimError, WriteError
 from simcli.report.output import OutputFile, OutputFolder
-from simcli.engine.runspec import DEFAULT_CHUNK, DEFAULT_SEED, Backend, RunSpec, execute, resolve_run
+from simcli.analyses import tune as tune_defaults
+from simcli.analyses.run import resolve_run
+from simcli.engine.runspec import DEFAULT_CHUNK, DEFAULT_SEED, Backend, RunSpec, execute
 
 app = typer.Typer(add_completion=False, no_args_is_help=False,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -50,40 +52,10 @@ def _output(out: Optional[str], force: bool) -> OutputFolder:
 @app.command("list")
 def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False) -> None:
     """Games, their variants and player counts, rule switches and policies."""
-    import kernels
-    info = []
-    for gid in cfg.known_games():
-        mod = kernels.load(gid)
-        default_variant, variants = cfg.variants_of(gid)
-        info.append({
-            "game": gid, "version": mod.VERSION, "default_variant": default_variant,
-            "variants": {v: {"players": d["players"], "rules": d.get("rules", {}),
-                             "description": d.get("description", "")} for v, d in variants.items()},
-            "rules": [{"name": r.name, "default": r.default, "domain": r.domain(), "help": r.help}
-                      for r in mod.RULES],
-            "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
-            "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
-        })
-    if as_json:
-        typer.echo(json.dumps(info, indent=2))
-        return
-    for g in info:
-        typer.echo(f"{g['game']}  (version {g['version']})")
-        typer.echo("  variants:")
-        for v, d in g["variants"].items():
-            mark = " (default)" if v == g["default_variant"] else ""
-            rules = ", ".join(f"{k}={val}" for k, val in d["rules"].items())
-            typer.echo(f"    {v}{mark}: players {', '.join(map(str, d['players']))}"
-                       + (f"; {rules}" if rules else "") + (f" - {d['description']}" if d['description'] else ""))
-        typer.echo("  rules:")
-        for r in g["rules"]:
-            typer.echo(f"    {r['name']} = {str(r['default']).lower() if isinstance(r['default'], bool) else r['default']}"
-                       f"  [{r['domain']}]  {r['help']}")
-        typer.echo(f"  policies: {', '.join(g['policies'])}")
-        if g["restrictions"]:
-            typer.echo("  restrictions (POLICY+NAME, e.g. heuristic+" + g["restrictions"][0]["name"] + "):")
-            for r in g["restrictions"]:
-                typer.echo(f"    {r['name']}  {r['help']}")
+    from simcli.config import catalogue
+    info = catalogue.describe_games()
+    for line in ([json.dumps(info, indent=2)] if as_json else catalogue.lines(info)):
+        typer.echo(line)
 
 
 RotateOpt = Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies (paired policy comparison)")]
@@ -104,7 +76,7 @@ def run_cmd(
     seed: SeedOpt = None, policy: PolicyOpt = None, seats: SeatsOpt = None, rule: RuleOpt = None,
     threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     per_game: Annotated[bool, typer.Option("--per-game", help="also write one row per game (streamed)")] = False,
-    chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
+    chunk: ChunkOpt = DEFAULT_CHUNK, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None,
     year: Annotated[Optional[int], typer.Option("--year", help="daily-weather: every date of this year (default: this year)")] = None,
@@ -114,13 +86,14 @@ def run_cmd(
     no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite)."""
-    jobs, counts, seed, extra, post = resolve_run(
+    jobs, counts, seed, extra, analysis = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
         birthday=birthday, cards=cards)
-    execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers), rotate,
-                    until_ci, show_progress(no_progress), per_game, fmt, html, _output(out, force),
-                    extra, post, typer.echo))
+    execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
+                    backend=Backend(backend, scheduler, workers), rotate=rotate, until_ci=until_ci,
+                    progress=show_progress(no_progress), per_game=per_game, fmt=fmt, html=html,
+                    output=_output(out, force), extra_meta=extra, echo=typer.echo), analysis)
 
 
 @app.command("sweep")
@@ -128,7 +101,7 @@ def sweep_cmd(
     file: Annotated[Path, typer.Argument(help="sweep file (TOML), e.g. configs/sweeps/all-variants.toml")],
     games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per grid point (default: the file's, else 20000)")] = None,
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
-    chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
+    chunk: ChunkOpt = DEFAULT_CHUNK, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
@@ -140,9 +113,10 @@ def sweep_cmd(
     # --games overrides every grid; otherwise a grid's own `games` beats the file's
     counts = [default if games or c is None else int(c) for c in settings["counts"]]
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
-    execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers),
-                    rotate or settings["rotate"], until_ci, show_progress(no_progress), False, fmt, html,
-                    output, {"axes": axes, "sweep_file": str(file)}, None, typer.echo))
+    execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
+                    backend=Backend(backend, scheduler, workers), rotate=rotate or settings["rotate"],
+                    until_ci=until_ci, progress=show_progress(no_progress), fmt=fmt, html=html,
+                    output=output, extra_meta={"axes": axes, "sweep_file": str(file)}, echo=typer.echo))
 
 
 @app.command("ablate")
@@ -153,15 +127,19 @@ def ablate_cmd(
     restrictions: Annotated[Optional[str], typer.Option("--restrictions", help="comma-separated restrictions (default: every one; see `simcli list`)")] = None,
     games: Annotated[int, typer.Option("--games", min=1, help="deals per restriction (each replayed once per seat)")] = 20_000,
     seed: SeedOpt = None, rule: RuleOpt = None, threads: ThreadsOpt = None, out: OutOpt = None,
-    fmt: FormatOpt = "parquet", chunk: ChunkOpt = 1 << 16, html: HtmlOpt = False,
+    fmt: FormatOpt = "parquet", chunk: ChunkOpt = DEFAULT_CHUNK, html: HtmlOpt = False,
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
+    backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
     """What each option is worth: one restricted seat vs the base policy on the same deals."""
     from simcli.analyses import ablate
-    ablate.ablate_cmd(game, variant, players, policy, restrictions, games,
-                      DEFAULT_SEED if seed is None else seed, threads, chunk, rule, _output(out, force),
-                      fmt, html, date, show_progress(no_progress), typer.echo)
+    output = _output(out, force)
+    job, analysis = ablate.ablate_plan(game, variant, players, policy, restrictions, rule, date)
+    execute(RunSpec(jobs=[job], games=games, seed=DEFAULT_SEED if seed is None else seed,
+                    threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
+                    progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
+                    echo=typer.echo), analysis)
 
 
 @app.command("report")
@@ -194,39 +172,12 @@ def check_cmd(
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
     from simcli.analyses import check
-    from simcli.report import tables as report
-    conf = check.load_check_config(config_file)
-    counts = [games] * len(conf.jobs) if games else conf.counts
-    alpha = alpha or conf.alpha
-    seed = conf.baseline_seed if update else conf.check_seed
-    # --update replaces the baseline folder whole; it is what the option is for
-    output = OutputFolder(baseline, force=True, option="--baseline").validate() if update else None
-    if not update:
-        if not (baseline / "variants.parquet").is_file():
-            raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
-        base = check.read_tables(baseline)
-        expected = check.load_expectations(expectations)
-    spec = RunSpec(conf.jobs, counts, seed, threads, DEFAULT_CHUNK, Backend(backend, scheduler, workers),
-                   progress=show_progress(no_progress)).validate()
-    from simcli.engine.runspec import compute
-    _, tables, _ = compute(spec)
-    if update:
-        conf.counts = counts
-        from simcli.engine.runspec import write_result
-        keep = {k: tables[k] for k in check.BASELINE_TABLES if k in tables}
-        final = write_result(output, keep, "parquet", check.meta_for(conf, seed))
-        typer.echo(f"baseline of {len(conf.jobs)} jobs ({sum(counts)} games) written to {final}")
-        return
-    result = check.compare(base, tables, alpha)
-    moved = result.filter(pl_col_true("moved")) if result.height else result
-    failed = [e for e in check.check_expectations(tables, expected) if not e["ok"]]
-    typer.echo(f"checked {len(conf.jobs)} jobs ({sum(counts)} games) against {baseline}: "
-               f"{result.height} tests, Holm-Bonferroni at alpha = {alpha}")
-    for line in check.summary_lines(moved, failed):
-        typer.echo(line)
-    if moved.height or failed:
-        raise typer.Exit(code=1)
-    typer.echo("no significant change; every expectation holds")
+    code = check.check_command(update=update, games=games, config_file=config_file, baseline=baseline,
+                               expectations=expectations, alpha=alpha, threads=threads,
+                               backend=Backend(backend, scheduler, workers),
+                               progress=show_progress(no_progress), echo=typer.echo)
+    if code:
+        raise typer.Exit(code=code)
 
 
 @app.command("ladder")
@@ -247,30 +198,34 @@ def ladder_cmd(
     if fmt not in export.FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
     pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout)
-    seed = DEFAULT_SEED if seed is None else seed
-
-    def post(tables, results):
-        import tempfile
-        import polars as pl
-        table = ladder.ladder_table(results, pairs)
-        with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
-                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            text = str(table.select("rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
-                                    "diff_vs_previous", "diff_ci_low", "diff_ci_high"))
-        with tempfile.TemporaryDirectory() as tmp:
-            png = Path(tmp) / "ladder.png"
-            ladder.ladder_png(table, png)
-            return {"ladder": table}, {"ladder.png": png.read_bytes()}, [text]
-
-    execute(RunSpec([j for _, _, j in pairs], games, seed, threads, DEFAULT_CHUNK,
-                    Backend(backend, scheduler, workers), True, None, show_progress(no_progress), False,
-                    fmt, False, output, {"ladder": {"budgets": budgets, "rollout": rollout}}, post,
-                    typer.echo))
+    execute(RunSpec(jobs=[j for _, _, j in pairs], games=games, seed=DEFAULT_SEED if seed is None else seed,
+                    threads=threads, backend=Backend(backend, scheduler, workers), rotate=True,
+                    progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo),
+            ladder.LadderAnalysis(pairs, budgets, rollout))
 
 
-def pl_col_true(name):
-    import polars as pl
-    return pl.col(name)
+@app.command("tune")
+def tune_cmd(
+    game: Annotated[str, typer.Argument(help="game id (see `simcli list`)")],
+    target: Annotated[str, typer.Option("--target", help="METRIC=VALUE, METRIC=min or METRIC=max, e.g. seat0_advantage=0")],
+    rule: Annotated[Optional[list[str]], typer.Option("--rule", help="NAME=LO..HI[:STEP] or NAME=a,b,c to vary (one or two); NAME=VALUE fixes a rule")] = None,
+    variant: VariantOpt = None, players: PlayersOpt = None, policy: PolicyOpt = None, seats: SeatsOpt = None,
+    rotate: RotateOpt = False,
+    games: Annotated[int, typer.Option("--games", min=tune_defaults.JK_GROUPS, help="the most games any one candidate plays")] = tune_defaults.DEFAULT_GAMES,
+    seed: SeedOpt = None,
+    alpha: Annotated[float, typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate of each round's drops")] = tune_defaults.DEFAULT_ALPHA,
+    threads: ThreadsOpt = None, chunk: ChunkOpt = DEFAULT_CHUNK, out: OutOpt = None, fmt: FormatOpt = "parquet",
+    html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
+) -> None:
+    """Which rule value(s) hit a balance target: race candidates on common deals."""
+    from simcli.analyses import tune
+    output = _output(out, force)
+    cands, analysis = tune.tune_plan(game, target, rule, variant, players, policy, seats, rotate, alpha)
+    execute(RunSpec(jobs=[c.job for c in cands], games=games, seed=DEFAULT_SEED if seed is None else seed,
+                    threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
+                    rotate=rotate, progress=show_progress(no_progress), fmt=fmt, html=html,
+                    output=output, echo=typer.echo), analysis)
 
 
 MAX_TRACE_GAMES = 100_000
@@ -336,9 +291,7 @@ def compile_cmd(
     compile_command(games or [], lambda line: typer.echo(line, err=True))
 
 
-from simcli.analyses.tune import tune_cmd  # noqa: E402 - the command lives in simcli/tune.py
 
-app.command("tune")(tune_cmd)
 
 
 def _one_line(e) -> str:

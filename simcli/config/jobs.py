@@ -84,6 +84,12 @@ class Job:
         return kernels.load(self.game)
 
     @property
+    def row(self):
+        """The result row's columns for this job (``kernels.layout.RowLayout``)."""
+        from kernels.layout import RowLayout
+        return RowLayout.of(self.seats, self.module.COUNTERS)
+
+    @property
     def policy_label(self) -> str:
         return ",".join(self.policies)
 

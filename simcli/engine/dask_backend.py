@@ -34,7 +34,6 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from kernels.tally import ACC_FIELDS  # every integer array a chunk returns
 from simcli import __version__
 from simcli.engine import runner
 from simcli.config.jobs import Job
@@ -100,31 +99,17 @@ def _numba_threads_here(numba_threads: int | None) -> int:
     return max(1, maxt // nthreads)
 
 
-def tally_chunk(job: Job, seed: int, start: int, stop: int, rotate: bool = False,
-                numba_threads: int | None = None) -> dict:
-    """One task: play games [start, stop) of ``job`` and fold them into fresh accumulators.
+def tally_chunk(job: Job, seed: int, start: int, stop: int, rotate: bool = False) -> dict:
+    """One task: play games [start, stop) of ``job`` and fold them (``runner.chunk_tally``).
 
-    A pure function of its arguments. Returns only small integer arrays (never per-game rows)
+    A pure function of its arguments (the executor sets the worker's Numba threads and
+    serialises kernels where needed). Returns only integer tallies (never per-game rows)
     plus the seconds it took and where it ran.
     """
-    import numba
     t0 = time.perf_counter()
-    numba.set_num_threads(_numba_threads_here(numba_threads))
-    lock = _KERNEL_LOCK if _serialise_kernels() else contextlib.nullcontext()
-    with lock:
-        if rotate:
-            ct = runner.chunk_tally(job, seed, start, stop, True)
-            acc, policy, games = ct.acc, ct.policy, ct.games
-        else:
-            acc = runner.accumulators_for(job)
-            acc.fold(runner.play_chunk(job, seed, start, stop), bool(job.module.LOWER_IS_BETTER))
-            policy, games = None, stop - start
-    out = {"start": start, "stop": stop, "games": games, "acc": acc.arrays(), "policy": None,
-           "seconds": time.perf_counter() - t0, "worker": _worker_address()}
-    if policy is not None:
-        out["policy"] = {"games": policy.games, "total": policy.total, "total_sq": policy.total_sq,
-                         "pair": policy.pair, "pair_sq": policy.pair_sq}
-    return out
+    ct = runner.chunk_tally(job, seed, start, stop, rotate)
+    return {"start": start, "stop": stop, "games": ct.games, "tally": ct,
+            "seconds": time.perf_counter() - t0, "worker": _worker_address()}
 
 
 def _worker_address() -> str:
@@ -341,158 +326,96 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
     """Play ``games`` games of each job (indices first_game ..) on ``client``'s cluster.
 
     Same arguments and same ``runner.Result`` objects as ``runner.run_jobs`` (per-game rows
-    are not available here). ``numba_threads`` per task (default: the worker's cores divided
-    among its Dask threads). At most ``window`` chunks are queued at once, so huge runs keep
-    the scheduler small. ``on_merge(merged, total)`` is called after each merged chunk.
+    are not available here). The chunks are tasks of an ordered ``DaskExecutor``: at most
+    ``window`` in flight, merged in chunk order, so ``--until-ci`` stops each job at the same
+    checkpoint as the local runner. ``on_merge(merged, total)`` is called after each merged chunk.
     """
     from tqdm import tqdm
-    distributed = _distributed()
-    if rotate and not hasattr(runner, "chunk_tally"):
-        raise SimError("this simcli's runner has no seat rotation; run without --rotate")
-    if until_ci is not None and not hasattr(runner, "widest_interval"):
-        raise SimError("this simcli's runner has no --until-ci; run without it")
+    from simcli.engine.executor import DaskExecutor
     if check:
         check_workers(client, jobs)
-    if window is None:
-        window = max(64, 8 * _cluster_threads(client))
-
     reps = [(job.players if rotate else 1) for job in jobs]
-    # with until_ci, chunks break at the runner's checkpoints, where alone the rule is evaluated
     segment = runner.UNTIL_CI_STEP if until_ci is not None else None
     plans = [runner.plan_chunks(first_game, games, chunk, segment) for _ in jobs]
-    total_chunks = sum(len(p) for p in plans)
-    tokens = [_job_token(job, seed, rotate) for job in jobs]
-    accs = [runner.accumulators_for(job) for job in jobs]
-    pts = [runner.policy_tally_for(job, reps[j]) if rotate else None for j, job in enumerate(jobs)]
-    next_merge = [0] * len(jobs)            # with until_ci: the chunk each job merges next
-    merged_n = [0] * len(jobs)
-    waiting: list[dict[int, dict]] = [dict() for _ in jobs]
-    merged_once: set[tuple[int, int]] = set()
-    stopped = [False] * len(jobs)           # until_ci reached
-    played = [0] * len(jobs)
-    walls = [0.0] * len(jobs)
-    task_s = [0.0] * len(jobs)
-    where: list[set] = [set() for _ in jobs]
-    futures: dict[tuple[int, int], object] = {}
-    chunk_of: dict[str, tuple[int, int]] = {}
-    n_merged = 0
+    total = sum(len(p) for p in plans)
+    runs = [_JobRun(job, seed, rotate, r) for job, r in zip(jobs, reps)]
+    keys: list[tuple[int, int]] = []
 
-    def todo():
+    def tasks():
         for j, plan in enumerate(plans):
             for i, (start, stop) in enumerate(plan):
-                if stopped[j]:
+                if runs[j].stopped:
                     break  # the plan is lazy: never walk the rest of a stopped job's chunks
-                yield j, i, start, stop
+                keys.append((j, i))
+                yield (jobs[j], seed, start, stop, rotate)
 
-    def submit(j, i, start, stop):
-        key = f"simcli-chunk-{tokens[j]}-{j}-{start}-{stop}"
-        fut = client.submit(tally_chunk, jobs[j], seed, start, stop, rotate, numba_threads,
-                            key=key, pure=True, retries=0)
-        chunk_of[fut.key] = (j, i)
-        futures[(j, i)] = fut
-        return fut
-
-    def ready(j, i, res):
-        """Chunks to merge now: this one at once; with until_ci, the next ones in chunk order
-        (so a job stops at the same chunk boundary as in the local runner)."""
-        if until_ci is None:
-            yield i, res
-            return
-        waiting[j][i] = res
-        while not stopped[j] and next_merge[j] in waiting[j]:
-            k = next_merge[j]
-            next_merge[j] += 1
-            yield k, waiting[j].pop(k)
-
-    def merge(j, i, res):
-        nonlocal n_merged
-        if (j, i) in merged_once:
-            raise AssertionError(f"chunk {i} of job {j} merged twice")
-        start, stop = plans[j][i]
-        if res["start"] != start or res["stop"] != stop or res["games"] != stop - start:
-            raise AssertionError(f"chunk {i} of job {j}: got games [{res['start']}, {res['stop']})")
-        merged_once.add((j, i))
-        acc = accs[j]
-        for name in ACC_FIELDS:
-            getattr(acc, name).__iadd__(res["acc"][name])
-        if pts[j] is not None:
-            p = res["policy"]
-            pts[j].games += p["games"]
-            for name in ("total", "total_sq", "pair", "pair_sq"):
-                getattr(pts[j], name).__iadd__(p[name])
-        played[j] += res["games"]
-        merged_n[j] += 1
-        task_s[j] += res["seconds"]
-        where[j].add(res["worker"])
-        n_merged += 1
-
-    t0 = time.perf_counter()
-    bar = tqdm(total=sum(games * r for r in reps), unit="game", unit_scale=True,
-               disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False,
+    ex = DaskExecutor(client, numba_threads, window)
+    bar = tqdm(total=sum(games * r for r in reps), unit="game", unit_scale=True, disable=not progress,
+               file=sys.stderr, dynamic_ncols=True, leave=False,
                desc=f"dask: {len(jobs)} job{'s' * (len(jobs) != 1)}")
-    pending = todo()
-    ac = distributed.as_completed([], with_results=True, loop=client.loop)
+    t0, merged = time.perf_counter(), 0
     try:
-        for item in pending:
-            ac.add(submit(*item))
-            if ac.count() >= window:
-                break
-        for fut, res in ac:
-            j, i = chunk_of.pop(fut.key)
-            futures.pop((j, i), None)
-            if stopped[j]:
-                continue  # a chunk past the point where until_ci stopped this job
-            if (j, i) in merged_once or i in waiting[j]:
-                raise AssertionError(f"chunk {i} of job {j} completed twice")
-            for k, r in ready(j, i, res):
-                merge(j, k, r)
-                bar.update(r["games"] * reps[j])
-                if on_merge is not None:
-                    on_merge(n_merged, total_chunks)
-                done = merged_n[j] == len(plans[j])
-                if (not done and until_ci is not None and plans[j].at_checkpoint(k)
-                        and runner.widest_interval(accs[j], pts[j]) < until_ci):
-                    stopped[j] = True
-                    bar.update((games - played[j]) * reps[j])
-                    waiting[j].clear()
-                    for (jj, ii), f in list(futures.items()):
-                        if jj == j:
-                            f.cancel()
-                            futures.pop((jj, ii), None)
-                    done = True
-                if done:
-                    walls[j] = time.perf_counter() - t0
-            for item in pending:
-                ac.add(submit(*item))
-                if ac.count() >= window:
-                    break
-    except distributed.client.FutureCancelledError:
-        raise SimError("the Dask run was cancelled (the scheduler or client shut down)") from None
-    except Exception as e:
-        if type(e).__name__ == "KilledWorker":
-            raise SimError(f"a chunk killed every Dask worker that tried it ({' '.join(str(e).split())[:200]}); "
-                           f"check the workers' memory and logs") from None
-        raise
+        for n, res in enumerate(ex.map(tally_chunk, tasks(), key=_chunk_key)):
+            j, i = keys[n]
+            run = runs[j]
+            if run.stopped:
+                continue  # a chunk already in flight when until_ci stopped this job
+            run.merge(plans[j][i], res)
+            merged += 1
+            bar.update(res["games"] * reps[j])
+            if on_merge is not None:
+                on_merge(merged, total)
+            last = i == len(plans[j]) - 1
+            if (not last and until_ci is not None and plans[j].at_checkpoint(i)
+                    and runner.widest_interval(run.acc, run.policy) < until_ci):
+                run.stopped = True
+                bar.update((games - run.played) * reps[j])
+            if last or run.stopped:
+                run.wall = time.perf_counter() - t0
     finally:
         bar.close()
-        for f in futures.values():
-            f.release()
-        futures.clear()
+    return [run.result(len(plans[j])) for j, run in enumerate(runs)]
 
-    for j, plan in enumerate(plans):
-        expect = set(range(next_merge[j] if stopped[j] else len(plan)))
-        got = {i for (jj, i) in merged_once if jj == j}
-        assert got == expect and merged_n[j] == len(expect), \
-            f"job {j}: chunks merged {sorted(got)} != planned {sorted(expect)}"
-        assert int(accs[j].misc[0]) == played[j] * reps[j], f"job {j}: game count mismatch"
 
-    results = []
-    for j, job in enumerate(jobs):
-        extra = {"backend": "dask", "chunks": merged_n[j], "task_seconds": round(task_s[j], 6),
-                 "workers": sorted(where[j])}
-        kw = {"rotations": reps[j], "policy": pts[j]} if rotate else {}
-        results.append(runner.Result(job, accs[j], played[j], seed, walls[j], extra=extra, **kw))
-    return results
+def _chunk_key(n: int, args: tuple) -> str:
+    """The scheduler's name of chunk task n: the job's token, then n and the game range."""
+    job, seed, start, stop, rotate = args
+    return f"simcli-chunk-{_job_token(job, seed, rotate)}-{n}-{start}-{stop}"
+
+
+class _JobRun:
+    """One job's integer tallies on the cluster, merged chunk by chunk in chunk order."""
+
+    def __init__(self, job: Job, seed: int, rotate: bool, reps: int):
+        self.job, self.seed, self.reps = job, seed, reps
+        self.acc = runner.accumulators_for(job)
+        self.policy = runner.policy_tally_for(job, reps) if rotate else None
+        self.played = self.chunks = 0
+        self.task_s, self.wall = 0.0, 0.0
+        self.where: set = set()
+        self.stopped = False
+
+    def merge(self, planned: tuple[int, int], res: dict) -> None:
+        start, stop = planned
+        if res["start"] != start or res["stop"] != stop or res["games"] != stop - start:
+            raise AssertionError(f"{self.job.describe()}: chunk [{start}, {stop}) came back as "
+                                 f"[{res['start']}, {res['stop']})")
+        self.acc.merge(res["tally"].acc)
+        if self.policy is not None:
+            self.policy.merge(res["tally"].policy)
+        self.played += res["games"]
+        self.chunks += 1
+        self.task_s += res["seconds"]
+        self.where.add(res["worker"])
+
+    def result(self, planned_chunks: int):
+        if not self.stopped:
+            assert self.chunks == planned_chunks, f"{self.job.describe()}: {self.chunks} of {planned_chunks} chunks merged"
+        assert int(self.acc.misc[0]) == self.played * self.reps, f"{self.job.describe()}: game count mismatch"
+        extra = {"backend": "dask", "chunks": self.chunks, "task_seconds": round(self.task_s, 6),
+                 "workers": sorted(self.where)}
+        kw = {"rotations": self.reps, "policy": self.policy} if self.policy is not None else {}
+        return runner.Result(self.job, self.acc, self.played, self.seed, self.wall, extra=extra, **kw)
 
 
 def local_numba_threads(workers: int, threads_per_worker: int | None = None) -> int:

@@ -8,6 +8,7 @@ year runs) and the Python API (``simcli.run``) inherit the same checks and the s
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -52,6 +53,20 @@ class Backend:
     def describe(self) -> dict:
         return {"backend": self.name, "scheduler": self.scheduler, "workers": self.workers}
 
+    @contextlib.contextmanager
+    def executor(self, spec: "RunSpec"):
+        """Where the spec's chunk tasks run (``simcli.engine.executor``): here, or on a Dask
+        cluster (connected to, or started and stopped here), its workers checked once."""
+        from simcli.engine.executor import DaskExecutor, LocalExecutor
+        if self.name == "local":
+            yield LocalExecutor(spec.threads)
+            return
+        from simcli.engine import dask_backend as db
+        numba_threads = db.local_numba_threads(int(self.workers)) if self.workers else None
+        with db.dask_client(self.scheduler, self.workers) as client:
+            db.check_workers(client, spec.jobs)
+            yield DaskExecutor(client, numba_threads)
+
 
 def check_games(n, what: str = "--games") -> int:
     if isinstance(n, bool) or not isinstance(n, int):
@@ -67,13 +82,13 @@ def check_seed(seed, what: str = "--seed") -> int:
     return seed
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunSpec:
     """Everything one simulation needs, validated once (``validate``) before anything runs.
 
-    ``games`` is one count per job. ``output`` None: nothing is written (the Python API).
-    ``post(tables, results)``, when given, returns (extra tables, extra files, lines to print)
-    and replaces the standard printed summary (year runs and the ladder print their own).
+    ``games`` is one count per job (or one for all). ``output`` None: nothing is written (the
+    Python API). What is measured, printed and added to the files is the ``Analysis`` given to
+    ``execute``; the spec only says which games are played, where, and where results go.
     """
     jobs: list
     games: list
@@ -89,7 +104,6 @@ class RunSpec:
     html: bool = False
     output: Optional[OutputFolder] = None
     extra_meta: dict = field(default_factory=dict)
-    post: Optional[Callable] = None
     echo: Callable = print
 
     def validate(self) -> "RunSpec":
@@ -126,19 +140,82 @@ class RunSpec:
         return None
 
 
-def simulate(spec: RunSpec, per_game=None):
-    """Run the spec's jobs on its backend; returns one runner.Result per job."""
+class Analysis:
+    """What a command measures, on top of the games its ``RunSpec`` names.
+
+    The base class is ``simcli run``: every job is played by the runner (or on Dask) and
+    reported as the standard tables. A command that measures something else (tune's race,
+    ablate's restricted seats, the ladder, a year of daily-weather) overrides the parts that
+    differ; ``execute`` does the rest the same way for all of them (validation, compile check,
+    progress, printing, one meta.json shape, the output contract, the "wrote N files" line).
+    """
+    name = "run"
+
+    def simulate(self, spec: RunSpec, ex, per_game=None) -> list:
+        """Play; returns one ``runner.Result`` per job (or what ``tables`` expects)."""
+        return simulate(spec, ex, per_game)
+
+    def tables(self, spec: RunSpec, results) -> dict:
+        from simcli.report import tables as report
+        return report.build_tables(results)
+
+    def lines(self, spec: RunSpec, tables: dict, results) -> list[str]:
+        """What is printed after the run (the tables, then notes)."""
+        from simcli.report import export
+        from simcli.report import tables as report
+        out: list[str] = []
+        export.print_tables(tables, out.append)
+        out += report.skill_gaps(tables)
+        if spec.until_ci is not None:
+            for i, r in enumerate(results):
+                out.append(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than "
+                           f"{spec.until_ci}" + ("" if r.games < spec.games[i] else " (capped by --games)"))
+        return out
+
+    def files(self, spec: RunSpec, tables: dict) -> dict:
+        """Extra files (name -> bytes) beside the tables."""
+        return {}
+
+    def meta(self, spec: RunSpec, results) -> dict:
+        """This analysis' own entries of meta.json (beside the shared ones)."""
+        return {}
+
+
+class PostAnalysis(Analysis):
+    """A run whose printed summary, extra tables and files come from ``post(tables, results)``
+    -> (extra tables, files, lines) (the daily-weather year run)."""
+
+    def __init__(self, post: Callable):
+        self.post = post
+        self._files: dict = {}
+
+    def tables(self, spec, results):
+        tables = super().tables(spec, results)
+        extra, self._files, self._lines = self.post(tables, results)
+        tables.update(extra)
+        return tables
+
+    def lines(self, spec, tables, results):
+        from simcli.report import tables as report
+        return list(self._lines) + report.skill_gaps(tables)
+
+    def files(self, spec, tables):
+        return self._files
+
+
+def simulate(spec: RunSpec, ex, per_game=None):
+    """Run the spec's jobs on ``ex``'s backend; returns one runner.Result per job."""
     from simcli.engine import runner
     counts = spec.games
     results = [None] * len(spec.jobs)
     for n in dict.fromkeys(counts):
         idx = [i for i, c in enumerate(counts) if c == n]
         group = [spec.jobs[i] for i in idx]
-        if spec.backend.name == "dask":
-            from simcli.engine.dask_backend import run_jobs_dask
-            res = run_jobs_dask(group, n, spec.seed, spec.chunk, scheduler=spec.backend.scheduler,
-                                workers=spec.backend.workers, progress=spec.progress,
-                                rotate=spec.rotate, until_ci=spec.until_ci)
+        if ex.name == "dask":
+            from simcli.engine.dask_backend import run_jobs_on
+            res = run_jobs_on(ex.client, group, n, spec.seed, spec.chunk, spec.progress,
+                              rotate=spec.rotate, until_ci=spec.until_ci, numba_threads=ex.numba_threads,
+                              check=False)
         else:
             writers = [per_game[i] for i in idx] if per_game is not None else None
             res = runner.run_jobs(group, n, spec.seed, spec.threads, spec.chunk, spec.progress, writers,
@@ -148,47 +225,54 @@ def simulate(spec: RunSpec, per_game=None):
     return results
 
 
-def run_meta(results, spec: RunSpec, wall: float) -> dict:
+def job_meta(job, result=None) -> dict:
+    """One job's entry in meta.json (with what was played, when the analysis has a Result)."""
+    entry = {"game": job.game, "version": job.module.VERSION, "variant": job.variant,
+             "players": job.players, "policies": job.policies, "rules": job.rules,
+             "labels": job.labels, "notes": list(getattr(job.module, "REPORT_NOTES", ()))}
+    if result is not None and hasattr(result, "games"):
+        entry.update(games=result.games, wall_time_s=round(result.wall, 3))
+    return entry
+
+
+def run_meta(spec: RunSpec, analysis: Analysis, results, wall: float, threads: int) -> dict:
+    """meta.json: the same shape for every command that simulates."""
     from simcli.report import export
-    from simcli.engine import runner
     games = spec.games[0] if len(set(spec.games)) == 1 else spec.games
+    per_job = results if isinstance(results, list) and len(results) == len(spec.jobs) else [None] * len(spec.jobs)
     return {
-        "seed": spec.seed, "games": games, "threads": runner.set_threads(spec.threads),
-        "chunk": spec.chunk, "wall_time_s": round(wall, 3),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "command": sys.argv, "packages": export.package_versions(),
+        "command": sys.argv, "analysis": analysis.name, "seed": spec.seed, "games": games,
+        "threads": threads, "chunk": spec.chunk, "wall_time_s": round(wall, 3),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "packages": export.package_versions(),
         "rotate": spec.rotate, "until_ci": spec.until_ci, **spec.backend.describe(),
-        "jobs": [{"game": r.job.game, "version": r.job.module.VERSION, "variant": r.job.variant,
-                  "players": r.job.players, "policies": r.job.policies, "rules": r.job.rules,
-                  "labels": r.job.labels, "wall_time_s": round(r.wall, 3),
-                  "notes": list(getattr(r.job.module, "REPORT_NOTES", ()))}
-                 for r in results],
-        **spec.extra_meta,
+        "jobs": [job_meta(j, r) for j, r in zip(spec.jobs, per_job)],
+        **analysis.meta(spec, results), **spec.extra_meta,
     }
 
 
-def compute(spec: RunSpec, per_game=None):
-    """Simulate and build the report tables: (results, tables, wall seconds)."""
-    from simcli.report import tables as report
+def compute(spec: RunSpec, analysis: Analysis | None = None, per_game=None):
+    """Compile what is missing, simulate on the spec's backend and build the tables:
+    (results, tables, wall seconds, threads used)."""
+    analysis = analysis or Analysis()
     if spec.backend.name == "local":
         # cold builds compile first, concurrently, saying so (Dask workers compile their own)
         from simcli.engine.compile import ensure_compiled
         ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.time()
-    results = simulate(spec, per_game)
-    return results, report.build_tables(results), time.time() - t0
+    with spec.backend.executor(spec) as ex:
+        results = analysis.simulate(spec, ex, per_game)
+        threads = ex.threads
+    return results, analysis.tables(spec, results), time.time() - t0, threads
 
 
-def execute(spec: RunSpec):
+def execute(spec: RunSpec, analysis: Analysis | None = None):
     """Validate, simulate, print, and write the result folder under the output contract.
 
     Returns (tables, final folder or None).
     """
-    from simcli.report import export
-    from simcli.report import tables as report
     from simcli.engine import runner
+    analysis = analysis or Analysis()
     spec.validate()
-    echo = spec.echo
     note = spec.thread_note()
     if note:
         print(note, file=sys.stderr)
@@ -200,7 +284,7 @@ def execute(spec: RunSpec):
             f"per_game-{i:03d}-{j.game}-{j.variant}-{j.players}p" for i, j in enumerate(spec.jobs)]
         writers = [runner.PerGameWriter(staging / f"{n}.{spec.fmt}", spec.fmt) for n in names]
     try:
-        results, tables, wall = compute(spec, writers)
+        results, tables, wall, threads = compute(spec, analysis, writers)
     except (OSError, _polars_error()) as e:
         if out is None or writers is None:
             raise
@@ -210,27 +294,14 @@ def execute(spec: RunSpec):
         if out is not None:
             out.abandon()
         raise
-    meta = run_meta(results, spec, wall)
-    files = {}
-    if spec.post is not None:
-        extra_tables, files, lines = spec.post(tables, results)
-        tables.update(extra_tables)
-        for line in lines:
-            echo(line)
-    else:
-        export.print_tables(tables, echo)
-    for line in report.skill_gaps(tables):
-        echo(line)
-    if spec.until_ci is not None:
-        for i, r in enumerate(results):
-            cap = spec.games[i]
-            echo(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than {spec.until_ci}"
-                 + ("" if r.games < cap else " (capped by --games)"))
+    for line in analysis.lines(spec, tables, results):
+        spec.echo(line)
     if out is None:
         return tables, None
-    final = write_result(out, tables, spec.fmt, meta, files, writers, spec.html)
+    meta = run_meta(spec, analysis, results, wall, threads)
+    final = write_result(out, tables, spec.fmt, meta, analysis.files(spec, tables), writers, spec.html)
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
-    echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
+    spec.echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
     return tables, final
 
 
@@ -269,36 +340,3 @@ def write_result(out: OutputFolder, tables: dict, fmt: str, meta: dict, files: d
         out.abandon()
         raise
     return out.commit()
-
-
-def resolve_run(game: Optional[str], *, variant=None, players=None, policy=None, seats=None,
-                rules: Optional[dict] = None, games: Optional[int] = None, seed: Optional[int] = None,
-                year=None, date=None, birthday=None, cards=None) -> tuple[list, list, int, dict, Optional[Callable]]:
-    """The user's words for `run` -> (jobs, games per job, seed, extra meta, post).
-
-    Shared by the CLI's `run` and the Python API, so both accept and refuse the same things.
-    """
-    if games is not None:
-        check_games(games)
-    if seed is not None:
-        check_seed(seed)
-    if game is None:
-        if any(x is not None for x in (variant, players, policy, seats)) or rules:
-            raise SimError("--variant/--players/--policy/--seats/--rule need a GAME; "
-                           "without one, simcli run plays the default suite (configs/suite.toml)")
-        if any(x is not None for x in (year, date, birthday, cards)):
-            raise SimError("--year, --date, --birthday and --cards need GAME daily-weather")
-        jobs, suite_games, suite_seed = cfg.suite_jobs()
-        counts = [games] * len(jobs) if games else suite_games
-        return jobs, counts, (suite_seed if seed is None else seed), {}, None
-    if game == "daily-weather":
-        from simcli.analyses import calendar as daily
-        jobs, n, extra, post = daily.calendar_run(variant, players, policy, seats, rules or {}, games,
-                                                  year, date, birthday, cards)
-        return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), extra, post
-    if any(x is not None for x in (year, date, birthday, cards)):
-        raise SimError("--year, --date, --birthday and --cards are for daily-weather only")
-    jobs = cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules or {})
-    n = games or DEFAULT_GAMES
-    return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), {}, None
-

@@ -1,0 +1,47 @@
+"""What `simcli list` shows: every game with its variants, player counts, rules, policies and
+restrictions, read from the game modules' declarations and configs/<game>.toml."""
+from __future__ import annotations
+
+from simcli.config import jobs as cfg
+
+
+def describe_games() -> list[dict]:
+    """One dict per game (the `--json` form)."""
+    import kernels
+    info = []
+    for gid in cfg.known_games():
+        mod = kernels.load(gid)
+        default_variant, variants = cfg.variants_of(gid)
+        info.append({
+            "game": gid, "version": mod.VERSION, "default_variant": default_variant,
+            "variants": {v: {"players": d["players"], "rules": d.get("rules", {}),
+                             "description": d.get("description", "")} for v, d in variants.items()},
+            "rules": [{"name": r.name, "default": r.default, "domain": r.domain(), "help": r.help}
+                      for r in mod.RULES],
+            "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
+            "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
+        })
+    return info
+
+
+def _value(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def lines(info: list[dict]) -> list[str]:
+    """The printed listing."""
+    out = []
+    for g in info:
+        out += [f"{g['game']}  (version {g['version']})", "  variants:"]
+        for v, d in g["variants"].items():
+            mark = " (default)" if v == g["default_variant"] else ""
+            rules = ", ".join(f"{k}={val}" for k, val in d["rules"].items())
+            out.append(f"    {v}{mark}: players {', '.join(map(str, d['players']))}"
+                       + (f"; {rules}" if rules else "") + (f" - {d['description']}" if d['description'] else ""))
+        out.append("  rules:")
+        out += [f"    {r['name']} = {_value(r['default'])}  [{r['domain']}]  {r['help']}" for r in g["rules"]]
+        out.append(f"  policies: {', '.join(g['policies'])}")
+        if g["restrictions"]:
+            out.append("  restrictions (POLICY+NAME, e.g. heuristic+" + g["restrictions"][0]["name"] + "):")
+            out += [f"    {r['name']}  {r['help']}" for r in g["restrictions"]]
+    return out

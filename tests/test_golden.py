@@ -1,0 +1,56 @@
+"""Every command writes the tables it wrote before the layout redesign (issue #22), bit for bit.
+
+tests/golden/ holds the tables of the code before the move (tests/golden/README.md): the
+default suite, a rotated run, a sweep, two races of `tune`, `ablate` and a `ladder`, and the
+lines `check` printed. Wall-time columns differ from run to run and are left out.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.helpers import invoke
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+ROOT = GOLDEN.parents[1]
+TIMING = {"wall_s", "wall_time_s", "games_per_s", "decisions_per_s"}
+
+COMMANDS = {
+    "suite": ["run", "--games", "3000"],
+    "rotate": ["run", "forecasts-bid", "--players", "4", "--seats", "heuristic,random,heuristic,random",
+               "--rotate", "--games", "3000"],
+    "sweep": ["sweep", str(ROOT / "configs/sweeps/cubes-tricks.toml"), "--games", "3000"],
+    "tune": ["tune", "forecasts-cubes", "--players", "3", "--rule", "tricks_per_round=8..10",
+             "--target", "tie_rate=min", "--games", "8000"],
+    "tune-rot": ["tune", "forecasts-cubes", "--players", "4", "--policy", "heuristic", "--rule",
+                 "tricks_per_round=9,10", "--target", "seat0_advantage=0", "--rotate", "--games", "4000"],
+    "ablate": ["ablate", "forecasts-cubes", "--variant", "advisory", "--games", "600"],
+    "ladder": ["ladder", "forecasts-cubes", "--games", "30", "--budgets", "2,4"],
+}
+
+
+def _same(golden: Path, fresh: Path) -> None:
+    names = sorted(p.name for p in golden.glob("*.parquet"))
+    assert names and names == sorted(p.name for p in fresh.glob("*.parquet"))
+    for name in names:
+        a, b = pl.read_parquet(golden / name), pl.read_parquet(fresh / name)
+        keep = [c for c in a.columns if c not in TIMING]
+        assert a.columns == b.columns, name
+        assert a.select(keep).equals(b.select(keep), null_equal=True), f"{golden.name}/{name} differs"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_tables_are_bit_identical_to_before_the_redesign(tmp_path, name):
+    r = invoke(*COMMANDS[name], "--no-progress", "--out", str(tmp_path / name))
+    assert r.exit_code == 0, r.output
+    _same(GOLDEN / name, tmp_path / name)
+
+
+@pytest.mark.slow
+def test_check_prints_what_it_printed_before(monkeypatch):
+    monkeypatch.chdir(ROOT)     # the committed baseline, as .ci/run runs it
+    r = invoke("check", "--games", "2000", "--no-progress")
+    assert r.stdout.splitlines() == (GOLDEN / "check.txt").read_text().splitlines()[:-1]
