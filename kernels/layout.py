@@ -17,6 +17,8 @@ A trace event is an int64 row of ``EVENT_WIDTH`` fields: ``[code, seat, v0, v1, 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ._jit import jit
 
 FLAG_TIMEOUT = 1
@@ -60,6 +62,68 @@ def col_counter(S, i):
 def col_arc(S, C):
     """First column of the arc block, after the C counters."""
     return 2 * S + N_FIXED + C
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """The columns of a result row for ``S`` seat rows and ``C`` counters, by name (Python side;
+    the kernels use the ``col_*`` functions above, which this mirrors)."""
+    S: int
+    C: int
+
+    @property
+    def scores(self) -> slice:
+        return slice(0, self.S)
+
+    @property
+    def places(self) -> slice:
+        return slice(self.S, 2 * self.S)
+
+    @property
+    def winners(self) -> int:
+        return 2 * self.S
+
+    @property
+    def length(self) -> int:
+        return 2 * self.S + 1
+
+    @property
+    def flags(self) -> int:
+        return 2 * self.S + 2
+
+    @property
+    def decisions(self) -> int:
+        return 2 * self.S + 3
+
+    def counter(self, i: int) -> int:
+        return 2 * self.S + N_FIXED + i
+
+    @property
+    def counters(self) -> slice:
+        return slice(2 * self.S + N_FIXED, 2 * self.S + N_FIXED + self.C)
+
+    @property
+    def arc(self) -> slice:
+        start = 2 * self.S + N_FIXED + self.C
+        return slice(start, start + arc_width(self.S))
+
+    @property
+    def width(self) -> int:
+        return out_width(self.S, self.C)
+
+    @classmethod
+    def of(cls, seats, counters) -> "RowLayout":
+        """From a seats array (its rows) and a game's ``COUNTERS`` (or their number)."""
+        n = counters if isinstance(counters, int) else len(counters)
+        return cls(int(seats.shape[0]) if hasattr(seats, "shape") else int(seats), n)
+
+    @classmethod
+    def of_width(cls, width: int, n_counters: int) -> "RowLayout":
+        """From a row's width and the number of counters (a game with opponents: width = 3S + 12 + C)."""
+        S = (width - N_FIXED - n_counters - ARC_FIXED) // 3
+        if S < 2:  # a solo game has no arc block
+            S = (width - N_FIXED - n_counters) // 2
+        return cls(S, n_counters)
 
 
 def arc_width(n_seats: int) -> int:

@@ -20,7 +20,8 @@ import numpy as np
 
 from . import arc
 from ._jit import jit
-from .layout import FLAG_TIMEOUT, N_FIXED, SHARE_UNIT
+from .layout import (FLAG_TIMEOUT, SHARE_UNIT, RowLayout, col_counter, col_decisions, col_flags, col_length,
+                     col_place, col_winners)
 
 M_GAMES, M_TIES, M_TIMEOUTS, M_GAP_SUM, M_GAP_GAMES, M_DECISIONS, M_OUT_OF_RANGE, M_DEALS = range(8)
 N_MISC = 8
@@ -67,7 +68,8 @@ class Accumulators:
         S = self.n_seats
         if hits is None:
             hits = np.zeros((out.shape[0], arc.N_SLOTS, 2), dtype=np.int64)
-        arc.game_hits(out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2, hits)
+        row = RowLayout(S, self.n_counters)
+        arc.game_hits(out, row.arc.start, S, row.winners, row.flags, hits)
         return hits
 
     def fold_arc_deals(self, hits: np.ndarray) -> None:
@@ -90,7 +92,8 @@ class Accumulators:
                                self.place_counts, self.score_hist, self.len_hist, self.counters,
                                self.misc))]
         if S > 1:   # a solo game's rows have no arc block
-            calls.append((arc.fold_rows, (out, 2 * S + N_FIXED + self.n_counters, S, 2 * S, 2 * S + 2,
+            row = RowLayout(S, self.n_counters)
+            calls.append((arc.fold_rows, (out, row.arc.start, S, row.winners, row.flags,
                                           self.arc_misc, self.arc_start, self.arc_end)))
         return calls
 
@@ -112,13 +115,15 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
                place_counts, score_hist, len_hist, counters, misc):
     n_score = score_hist.shape[1]
     n_len = len_hist.shape[0]
+    c_winners, c_length, c_flags = col_winners(S), col_length(S), col_flags(S)
+    c_decisions, c_counter0 = col_decisions(S), col_counter(S, 0)
     for i in range(out.shape[0]):
-        winners = out[i, 2 * S]
+        winners = out[i, c_winners]
         misc[M_GAMES] += 1
         if game_is_deal:
             misc[M_DEALS] += 1
-        misc[M_DECISIONS] += out[i, 2 * S + 3]
-        if out[i, 2 * S + 2] & FLAG_TIMEOUT:
+        misc[M_DECISIONS] += out[i, c_decisions]
+        if out[i, c_flags] & FLAG_TIMEOUT:
             misc[M_TIMEOUTS] += 1
         n_win = 0
         for s in range(S):
@@ -133,7 +138,7 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
                     win_sq[s] += (SHARE_UNIT // n_win) ** 2
                 if first_winner < 0:
                     first_winner = s
-            place = out[i, S + s]
+            place = out[i, col_place(S, s)]
             if 1 <= place <= S:
                 place_counts[s, place] += 1
             b = out[i, s] - score_lo
@@ -141,7 +146,7 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
                 score_hist[s, b] += 1
             else:
                 misc[M_OUT_OF_RANGE] += 1
-        b = out[i, 2 * S + 1] - len_lo
+        b = out[i, c_length] - len_lo
         if 0 <= b < n_len:
             len_hist[b] += 1
         else:
@@ -160,4 +165,4 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
             misc[M_GAP_SUM] += -gap if lower_better else gap
             misc[M_GAP_GAMES] += 1
         for c in range(C):
-            counters[c] += out[i, 2 * S + N_FIXED + c]
+            counters[c] += out[i, c_counter0 + c]

@@ -69,6 +69,4 @@ def paired_match(game: str, seats: str, deals: int, seed: int = 5, players: int 
 def without_arc(rows, n_counters: int):
     """Result rows without their arc block (kernels/arc.py), for plain-Python references that
     state the rest of the row; tests/test_arc.py checks the arc block against traces."""
-    width = rows.shape[-1]
-    S = (width - layout.N_FIXED - n_counters - layout.ARC_FIXED) // 3   # width = 3S + 12 + C
-    return rows[..., :layout.col_arc(S, n_counters)]
+    return rows[..., :layout.RowLayout.of_width(rows.shape[-1], n_counters).arc.start]

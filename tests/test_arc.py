@@ -66,7 +66,7 @@ def kernel_rows(games, S, lower=False):
         for st in seq:
             arc.checkpoint(out, i, base, S, np.array(st, dtype=np.int64), 0, lower, NO_EV,
                            np.zeros(1, dtype=np.int64), 0)
-        out[i, 2 * S] = sum(1 << w for w in winners)
+        out[i, layout.col_winners(S)] = sum(1 << w for w in winners)
     return out
 
 

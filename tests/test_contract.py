@@ -49,17 +49,20 @@ def _policy_mixes(game, variant, players):
 def test_result_rows_are_well_formed(game, variant, players):
     for job in _policy_mixes(game, variant, players):
         mod = job.module
-        S = job.seats.shape[0]
+        row = job.row
+        S = row.S
         out = _rows(job, 0, N)
+        assert out.shape[1] == row.width
         lo, hi = mod.score_range(players, job.params)
         llo, lhi = mod.length_range(players, job.params)
-        scores = out[:, :S]
-        places = out[:, S:2 * S]
-        winners = out[:, 2 * S]
-        timeout = (out[:, 2 * S + 2] & layout.FLAG_TIMEOUT) != 0
+        scores = out[:, row.scores]
+        places = out[:, row.places]
+        winners = out[:, row.winners]
+        timeout = (out[:, row.flags] & layout.FLAG_TIMEOUT) != 0
+        length = out[:, row.length]
         assert ((scores >= lo) & (scores <= hi)).all(), "score outside score_range"
-        assert ((out[:, 2 * S + 1] >= llo) & (out[:, 2 * S + 1] <= lhi)).all(), "length outside length_range"
-        assert (out[:, 2 * S + 3] > 0).all(), "every game takes decisions"
+        assert ((length >= llo) & (length <= lhi)).all(), "length outside length_range"
+        assert (out[:, row.decisions] > 0).all(), "every game takes decisions"
         if getattr(mod, "SOLO", False):
             # a solo puzzle: winners 0 is a lost attempt; a timeout never has a winner
             assert (winners[timeout] == 0).all()
@@ -76,7 +79,7 @@ def test_result_rows_are_well_formed(game, variant, players):
             # places are competition-ranked: place p means p-1 seats ranked strictly better
             for s in range(S):
                 assert places[i, s] == 1 + sum(places[i, t] < places[i, s] for t in range(S))
-        assert (out[:, 2 * S + layout.N_FIXED:] >= 0).all(), "counters are non-negative sums"
+        assert (out[:, row.counters] >= 0).all(), "counters are non-negative sums"
 
 
 @pytest.mark.parametrize("game,variant,players", all_jobs())

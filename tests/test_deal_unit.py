@@ -18,7 +18,7 @@ SEATS = "heuristic,random,heuristic,random"
 def _units(rows: np.ndarray, S: int) -> np.ndarray:
     """Win units per game and seat, from the winners bit mask (written independently of runner)."""
     out = np.zeros((rows.shape[0], S), dtype=np.int64)
-    for i, w in enumerate(rows[:, 2 * S]):
+    for i, w in enumerate(rows[:, layout.col_winners(S)]):
         seats = [s for s in range(S) if (int(w) >> s) & 1]
         for s in seats:
             out[i, s] = layout.SHARE_UNIT // len(seats)

@@ -203,7 +203,8 @@ def test_stalemate_when_the_pile_and_every_hand_are_empty():
     assert out[0, layout.col_length(S)] == 1
     assert out[0, layout.col_counter(S, ss.C_STALEMATES)] == 1
     assert out[0, layout.col_counter(S, ss.C_TIMEOUTS)] == 0
-    assert list(out[0, :2 * S]) == [0, 0, 1, 1]
+    row = layout.RowLayout(S, len(ss.COUNTERS))
+    assert list(out[0, row.scores]) + list(out[0, row.places]) == [0, 0, 1, 1]
 
 
 def test_turn_cap_ends_in_a_timeout():

@@ -75,8 +75,8 @@ def test_paired_variance_equals_a_direct_per_game_computation():
     ties = []
     for job in (a, b):
         rows = runner.play_chunk(job, 4, 0, 1500)
-        S = job.seats.shape[0]
-        bits = (rows[:, 2 * S][:, None] >> np.arange(S)[None, :]) & 1
+        S = job.row.S
+        bits = (rows[:, job.row.winners][:, None] >> np.arange(S)[None, :]) & 1
         ties.append((bits.sum(axis=1) > 1).astype(float))
     d = ties[1] - ties[0]
     mean, se, _ = r._linear(1, 0, 1.0, -1.0, 0.0)

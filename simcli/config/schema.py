@@ -1,6 +1,6 @@
 """One declared schema per config-file kind, and the validator every config loader goes through.
 
-Kinds (``SCHEMAS``): ``sweep`` (simcli/sweep.py), ``check`` (configs/check.toml), ``suite``
+Kinds (``SCHEMAS``): ``sweep`` (simcli/analyses/sweep.py), ``check`` (configs/check.toml), ``suite``
 (configs/suite.toml), ``expectations`` (configs/expectations.toml) and ``cards`` (the
 daily-weather card data, configs/daily-weather-cards.toml). ``load(path, kind)`` reads a TOML
 file and checks it against its schema; every problem is one ``SimError`` line naming the file,

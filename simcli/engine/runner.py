@@ -107,7 +107,7 @@ def policy_tally_for(job: Job, rotations: int) -> PolicyTally:
 
 def win_units(rows: np.ndarray, S: int) -> np.ndarray:
     """(games x S) win units: SHARE_UNIT // k to each of k winners."""
-    winners = rows[:, 2 * S]
+    winners = rows[:, layout.col_winners(S)]
     bits = (winners[:, None] >> np.arange(S)[None, :]) & 1
     k = np.maximum(bits.sum(axis=1), 1)
     return bits * (layout.SHARE_UNIT // k)[:, None]
@@ -202,18 +202,18 @@ class PerGameWriter:
 
     def write(self, job: Job, start: int, rows: np.ndarray) -> None:
         import polars as pl
-        S = job.seats.shape[0]
+        row = job.row
         frame = {"game_index": np.arange(start, start + rows.shape[0], dtype=np.int64)}
-        for s in range(S):
-            frame[f"score_{s}"] = rows[:, s].copy()
-        for s in range(S):
-            frame[f"place_{s}"] = rows[:, S + s].copy()
-        frame["winners"] = rows[:, 2 * S].copy()
-        frame["length"] = rows[:, 2 * S + 1].copy()
-        frame["timeout"] = (rows[:, 2 * S + 2] & layout.FLAG_TIMEOUT) != 0
-        frame["decisions"] = rows[:, 2 * S + 3].copy()
+        for s in range(row.S):
+            frame[f"score_{s}"] = rows[:, row.scores][:, s].copy()
+        for s in range(row.S):
+            frame[f"place_{s}"] = rows[:, row.places][:, s].copy()
+        frame["winners"] = rows[:, row.winners].copy()
+        frame["length"] = rows[:, row.length].copy()
+        frame["timeout"] = (rows[:, row.flags] & layout.FLAG_TIMEOUT) != 0
+        frame["decisions"] = rows[:, row.decisions].copy()
         for i, c in enumerate(job.module.COUNTERS):
-            frame[c.name] = rows[:, 2 * S + layout.N_FIXED + i].copy()
+            frame[c.name] = rows[:, row.counter(i)].copy()
         part = self.tmpdir / f"part-{len(self.parts):06d}.parquet"
         pl.DataFrame(frame).write_parquet(part)
         self.parts.append(part)
