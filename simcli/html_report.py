@@ -772,6 +772,10 @@ ARC_METRICS = (("lead_changes", "lead changes"), ("comeback_rate", "comeback rat
                ("decided_at", "decided at (k/K)"), ("last_swing", "last swing"))
 
 
+def _nan_for_null(values: list) -> list[float]:
+    return [float("nan") if v is None else float(v) for v in values]
+
+
 def arc_figure(arc: pl.DataFrame, title_of, ax) -> int:
     """leader_wins (with 95% intervals) against checkpoints counted from the end, one line per
     job (at most MAX_LINES); returns the number of lines drawn."""
@@ -785,9 +789,10 @@ def arc_figure(arc: pl.DataFrame, title_of, ax) -> int:
             break
         part = part.sort("checkpoint")
         x = part["checkpoint"].to_list()
-        y = part["leader_wins"].to_list()
+        # a null (no estimate, or no interval) is a gap in the line or the band, never a 0
+        y, lo, hi = (_nan_for_null(part[c].to_list()) for c in ("leader_wins", "ci_low", "ci_high"))
         line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=_short(title_of(dict(zip(keys, key)))))
-        ax.fill_between(x, part["ci_low"].to_list(), part["ci_high"].to_list(), color=line.get_color(), alpha=.15)
+        ax.fill_between(x, lo, hi, color=line.get_color(), alpha=.15)
         n += 1
     ax.set_xlabel("checkpoints before the end (0 = final standing)")
     ax.set_ylabel("a leader there wins")

@@ -260,26 +260,33 @@ def holm(pvalues: list[float], alpha: float) -> list[bool]:
     return rejected
 
 
-def ratio_interval(sum_r: int, sum_h: int, sum_rr: int, sum_hh: int, sum_hr: int, n: int,
-                   z: float = Z95) -> tuple[float, float, float]:
+def ratio_interval(sum_r: int, sum_h: int, sum_rr: int, sum_hh: int, sum_hr: int, reached: int,
+                   n: int, z: float = Z95) -> tuple[float, float, float]:
     """(R, low, high) for R = sum h / sum r over n independent units (deals), each contributing
-    h of its r trials, from integer sums of r, h, r^2, h^2 and h*r (a ratio estimator).
+    h of its r trials, from integer sums of r, h, r^2, h^2 and h*r (a ratio estimator);
+    ``reached`` is the number of units with r > 0.
 
     var(R) = sum (h - R r)^2 / (n (n - 1) rbar^2), computed from the integers; the interval is
     Wilson's with the effective number of trials R(1 - R) / var(R). With one trial per unit (r in
     {0, 1}) that is n_eff = (n - 1)/n x sum r: Wilson over the trials. A deal whose rotations all
     agree counts once, so correlated rotations are not taken for independent games.
+
+    With no spread between the units (every unit's h / r equals R: always R = 0 or 1 when the
+    leader never or always won) var(R) = 0 says nothing about the sampling error; the interval is
+    then Wilson over the units that have a trial, ``reached`` (the games that reach an arc
+    checkpoint; under --rotate the deals that do: a deal's agreeing rotations count once).
+    No trial at all (sum r = 0): no estimate and no interval (nan; the report writes null).
     """
-    if sum_r <= 0 or n < 2:
+    if sum_r <= 0:
         return float("nan"), float("nan"), float("nan")
     R = sum_h / sum_r
     # sum (h - R r)^2 x sum_r^2, exact in Python ints
     num = sum_r * sum_r * sum_hh - 2 * sum_h * sum_r * sum_hr + sum_h * sum_h * sum_rr
-    var = max(num, 0) * n / ((n - 1) * sum_r ** 4)
-    if var <= 0:
-        if 0 < R < 1:
-            return R, R, R
-        lo, hi = wilson(R, n)
+    if num <= 0:   # no spread: Wilson over the units with a trial
+        lo, hi = wilson(R, reached, z)
         return R, lo, hi
+    if n < 2:
+        return R, float("nan"), float("nan")
+    var = num * n / ((n - 1) * sum_r ** 4)
     lo, hi = wilson(R, R * (1 - R) / var, z)
     return R, lo, hi
