@@ -4,6 +4,7 @@
     python benchmarks/coverage.py --only toy --reps 400
     python benchmarks/coverage.py --only spread      # the issue's 80-seed SD/SE measurement
     python benchmarks/coverage.py --only check --pairs 40
+    python benchmarks/coverage.py --only arc0        # arc intervals at rare points (1000 reps)
 
 * ``toy``: the test-only toy game (tests/toygame, exact win probabilities: a seat effect, a
   policy effect, ~20% shared wins). Each replication is one seed; every interval the project
@@ -14,6 +15,9 @@
 * ``spread``: forecasts-cubes 4p ``heuristic,random,heuristic,random``, 80 seeds: SD of each
   seat's share across seeds over the SE implied by the interval (half-width / 1.96), for the
   old interval (Wilson, n = games) and the current one.
+* ``arc0`` (issue #23): the arc table's leader_wins interval at rarely reached checkpoints
+  where a leader always, almost always, almost never or never wins (tests/toygame/arcs.py,
+  exact truth), without and with --rotate, against the interval before #23.
 * ``check``: ``simcli check``'s comparison run on baselines and checks made with other seeds
   (nothing changed): how often it reports a significant change, against ``alpha``.
 
@@ -291,21 +295,69 @@ def new_outputs_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
             total = sum(ests)
             for r, e in zip(rows, ests):
                 lo, hi = r[key][0], r[key][1]
-                truth = (total - e) / (len(ests) - 1)
-                if lo == hi == e == truth:   # a point with no spread (e.g. leader_wins = 1 at the end)
-                    continue
-                tally.add(label, lo, hi, truth)
+                tally.add(label, lo, hi, (total - e) / (len(ests) - 1))
     return {"game": REAL_GAME, "reps": reps, "deals": deals, "coverage": tally.rates(), "counts": tally.hits}
+
+
+# (label, (counted, checkpoint)) of the arc toy's rare points (tests/toygame/arcs.py); start 3
+# and end 1 are the same games, as are start 2 and end 2: each is counted once
+ARC_POINTS = (("leader always wins (truth 1)", ("start", 4)), ("leader never wins (truth 0)", ("end", 3)),
+              ("leader wins 15/16", ("start", 3)), ("leader wins 1/16", ("start", 2)))
+
+
+def old_ratio_interval(d: list[int], deals: int) -> tuple[float, float]:
+    """The arc interval before issue #23: with no spread between deals, Wilson over every deal of
+    the job (not over the deals that reach the checkpoint)."""
+    R, lo, hi = stats.ratio_interval(*d, deals)
+    num = d[0] * d[0] * d[3] - 2 * d[1] * d[0] * d[4] + d[1] * d[1] * d[2]
+    return stats.wilson(R, deals) if num <= 0 and d[0] > 0 else (lo, hi)
+
+
+def arc_degenerate_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
+    """Coverage of the arc table's leader_wins interval at rarely reached checkpoints where a
+    leader (almost) always or (almost) never wins, on the arc toy (exact truth), without and
+    with --rotate (a deal's rotations agree perfectly there). A point no game of a replication
+    reaches has no row (no interval): counted under ``unreached``."""
+    from kernels import arc
+    from simcli import report
+    from toygame import arcs
+    job = arcs.job(4)
+    tally, unreached, reached, lows = Tally(), {}, [], []
+    for i in range(reps):
+        for rot in (False, True):
+            (res,) = runner.run_jobs([job], deals, seed0 + i, progress=False, rotate=rot)
+            rows = {(r["counted"], r["checkpoint"]): r for r in report.build_tables([res])["arc"].iter_rows(named=True)}
+            suffix = ", --rotate" if rot else ""
+            for label, key in ARC_POINTS:
+                name = f"arc rare point, {label}{suffix}"
+                truth = float(arcs.TRUTH[key])
+                if key not in rows:
+                    unreached[name] = unreached.get(name, 0) + 1
+                    continue
+                r = rows[key]
+                tally.add(name, r["ci_low"], r["ci_high"], truth)
+                slot = key[1] - 1 if key[0] == "start" else arc.DEPTH + key[1]
+                old = old_ratio_interval([int(x) for x in res.acc.arc_deal[slot]], deals)
+                tally.add(f"{name} (old: Wilson n=deals at 0 or 1)", *old, truth)
+                if not rot and label.startswith("leader wins 15"):
+                    reached.append(r["games"])
+                if not rot and label.startswith("leader always"):
+                    lows.append(r["ci_low"])
+    return {"reps": reps, "deals": deals, "rare": f"1 game in {arcs.RARE}",
+            "games_reaching_mean": round(sum(reached) / max(len(reached), 1), 2),
+            "truth_1_mean_ci_low": round(sum(lows) / max(len(lows), 1), 4),
+            "unreached": unreached, "coverage": tally.rates(), "counts": tally.hits}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check", "new"), action="append")
+    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check", "new", "arc0"),
+                    action="append")
     ap.add_argument("--reps", type=int, default=None, help="replications (toy 1000, real 400)")
     ap.add_argument("--deals", type=int, default=None, help="deals per replication (toy 2000, real 1000)")
     ap.add_argument("--pairs", type=int, default=40)
     args = ap.parse_args()
-    which = args.only or ["toy", "real", "real-until", "spread", "check", "new"]
+    which = args.only or ["toy", "real", "real-until", "spread", "check", "new", "arc0"]
     result = {}
     for name in which:
         t0 = time.perf_counter()
@@ -319,6 +371,8 @@ def main() -> None:
             r = spread()
         elif name == "new":
             r = new_outputs_coverage(args.reps or 400, args.deals or 1000)
+        elif name == "arc0":
+            r = arc_degenerate_coverage(args.reps or 1000, args.deals or 1000)
         else:
             r = check_false_alarms(args.pairs)
         r["seconds"] = round(time.perf_counter() - t0, 1)
@@ -328,7 +382,7 @@ def main() -> None:
             if k in ("coverage", "ratios", "family_fail_rate", "single_test_rate"):
                 for kk, vv in v.items():
                     flag = ""
-                    if k == "coverage" and "old" not in kk:
+                    if k == "coverage" and "old" not in kk and "(truth 0)" not in kk and "(truth 1)" not in kk:
                         flag = "" if GOAL[0] <= vv <= GOAL[1] else "   <-- outside 0.93-0.97"
                     print(f"  {kk:45} {vv if not isinstance(vv, float) else round(vv, 4)}{flag}")
             elif k != "counts":

@@ -27,6 +27,8 @@ def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     if n <= 0:
         return float("nan"), float("nan")
     z2 = z * z
+    if p <= 0 or p >= 1:   # the closed forms at the boundary: exactly 0 or 1 at the observed end
+        return (0.0, z2 / (n + z2)) if p <= 0 else (n / (n + z2), 1.0)
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / denom
