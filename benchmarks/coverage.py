@@ -5,6 +5,7 @@
     python benchmarks/coverage.py --only spread      # the issue's 80-seed SD/SE measurement
     python benchmarks/coverage.py --only check --pairs 40
     python benchmarks/coverage.py --only arc0        # arc intervals at rare points (1000 reps)
+    python benchmarks/coverage.py --only tune        # tune: tied best dropped over a race (2000 races)
 
 * ``toy``: the test-only toy game (tests/toygame, exact win probabilities: a seat effect, a
   policy effect, ~20% shared wins). Each replication is one seed; every interval the project
@@ -18,6 +19,9 @@
 * ``arc0`` (issue #23): the arc table's leader_wins interval at rarely reached checkpoints
   where a leader always, almost always, almost never or never wins (tests/toygame/arcs.py,
   exact truth), without and with --rotate, against the interval before #23.
+* ``tune`` (issue #23): two exactly tied candidates on the toy game raced at the default
+  schedule (``--games`` 100,000: 8 rounds); how often a tied best is dropped, against alpha
+  (``tune-per-round``: the same with every round at alpha, as before #23).
 * ``check``: ``simcli check``'s comparison run on baselines and checks made with other seeds
   (nothing changed): how often it reports a significant change, against ``alpha``.
 
@@ -349,15 +353,53 @@ def arc_degenerate_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
             "unreached": unreached, "coverage": tally.rates(), "counts": tally.hits}
 
 
+# two seatings of the toy game in which seat 0's exact win share is the same (2177/6144: seats
+# 1..3 are interchangeable for seat 0) but the games differ (the heuristic sits elsewhere)
+TUNE_TIED = (["random", "heuristic", "random", "random"], ["random", "random", "heuristic", "random"])
+
+
+def tune_tied_drops(reps: int, games: int | None = None, seed0: int = 1, alpha: float = 0.05,
+                    per_round: bool = False) -> dict:
+    """``tune``'s error over a whole race (issue #23): two exactly tied candidates (TUNE_TIED,
+    target win_share:0=min) raced on the toy game at the default schedule; how often each, and
+    either, is dropped. ``per_round``: every round at alpha, as before #23."""
+    import toygame
+    from simcli import tune
+    games = games or tune.DEFAULT_GAMES
+    shares = {toygame.exact_shares([toygame.POLICIES[p] for p in seats])[0] for seats in TUNE_TIED}
+    assert len(shares) == 1, shares   # exactly tied
+
+    class PerRound(tune.Race):
+        def round_level(self, planned):
+            return self.alpha
+
+    kind = PerRound if per_round else tune.Race
+    target = tune.parse_target("win_share:0=min")
+    first = either = 0
+    rounds = []
+    for i in range(reps):
+        cands = [tune.Candidate({"seating": k}, toygame.job(seats)) for k, seats in enumerate(TUNE_TIED)]
+        r = kind(cands, tune.resolve_metric(target.metric, cands[0].job, False), target, seed0 + i, False, alpha)
+        r.run(games, tune.DEFAULT_CHUNK)
+        first += cands[0].status == "dropped"
+        either += any(c.status == "dropped" for c in cands)
+        rounds.append(len(r.rounds))
+    se = math.sqrt(alpha * (1 - alpha) / reps)
+    return {"reps": reps, "games": games, "alpha": alpha, "rounds_planned": len(tune.schedule(games)),
+            "per_round_alpha": per_round, "mean_rounds_played": round(sum(rounds) / reps, 2),
+            "drop_rate": {"first candidate": first / reps, "either candidate": either / reps},
+            "mc_se_at_alpha": round(se, 4)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check", "new", "arc0"),
-                    action="append")
+    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check", "new", "arc0",
+                                        "tune", "tune-per-round"), action="append")
     ap.add_argument("--reps", type=int, default=None, help="replications (toy 1000, real 400)")
     ap.add_argument("--deals", type=int, default=None, help="deals per replication (toy 2000, real 1000)")
     ap.add_argument("--pairs", type=int, default=40)
     args = ap.parse_args()
-    which = args.only or ["toy", "real", "real-until", "spread", "check", "new", "arc0"]
+    which = args.only or ["toy", "real", "real-until", "spread", "check", "new", "arc0", "tune"]
     result = {}
     for name in which:
         t0 = time.perf_counter()
@@ -373,13 +415,15 @@ def main() -> None:
             r = new_outputs_coverage(args.reps or 400, args.deals or 1000)
         elif name == "arc0":
             r = arc_degenerate_coverage(args.reps or 1000, args.deals or 1000)
+        elif name in ("tune", "tune-per-round"):
+            r = tune_tied_drops(args.reps or 2000, args.deals, per_round=name == "tune-per-round")
         else:
             r = check_false_alarms(args.pairs)
         r["seconds"] = round(time.perf_counter() - t0, 1)
         result[name] = r
         print(f"== {name} ({r['seconds']} s)")
         for k, v in r.items():
-            if k in ("coverage", "ratios", "family_fail_rate", "single_test_rate"):
+            if k in ("coverage", "ratios", "family_fail_rate", "single_test_rate", "drop_rate"):
                 for kk, vv in v.items():
                     flag = ""
                     if k == "coverage" and "old" not in kk and "(truth 0)" not in kk and "(truth 1)" not in kk:

@@ -747,9 +747,18 @@ def _tune_section(tune: pl.DataFrame, meta: dict, report_dir: Path) -> str:
     same = tune.filter(pl.col("status") == "indistinguishable") if "status" in tune.columns else tune.head(0)
     rules = [c for c in tune.columns if c not in ("games", "metric", "ci_low", "ci_high", "distance",
                                                   "status", "p_value")]
-    out = [f"<p>Target <b>{esc(info.get('target', '?'))}</b>; test: {esc(info.get('metric_test', '?'))}; "
-           f"drops at family-wise alpha {esc(info.get('alpha', '?'))} per round (Holm); "
-           f"stopped: {esc(info.get('stop', '?'))}.</p>"]
+    per_round = info.get("alpha_per_round")
+    spend = (f"a best value is dropped with probability at most alpha = {esc(info.get('alpha', '?'))} over "
+             f"the race ({fmt(per_round)} in each planned round, Holm within a round)" if per_round is not None
+             else f"drops at family-wise alpha {esc(info.get('alpha', '?'))} per round (Holm)")  # older folders
+    test = {"paired": "paired per-deal differences, normal test",
+            "jackknife": "delete-a-group jackknife over 20 groups of deals, Student t (19 df)"}
+    out = [f"<p>Target <b>{esc(info.get('target', '?'))}</b>; test: "
+           f"{esc(test.get(info.get('metric_test'), info.get('metric_test', '?')))}; {spend}; "
+           f"stopped: {esc(info.get('stop', '?'))}. Intervals: 95%, the deal as the unit (shares: "
+           "Wilson with effective n; other means: normal; table metrics: jackknife t). A dropped "
+           "candidate's <code>distance</code> is measured against the best of the round that dropped "
+           "it (for =min / =max).</p>"]
     for row in best.iter_rows(named=True):
         label = ", ".join(f"{r}={fmt(row[r])}" for r in rules)
         out.append(f"<p>Best: <b>{esc(label)}</b>: {fmt(row['metric'])} "
