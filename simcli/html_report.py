@@ -508,12 +508,20 @@ def _ablations_section(figs: _Figures, abl: pl.DataFrame) -> str:
     """What each option is worth: the ablations table and its differences with intervals."""
     kind = "success rate" if "success_rate_base" in abl.columns else "win share"
     intro = ('<p>Each row: one seat plays the base policy with one restriction against the base '
-             f"policy, seat-rotated, on the same deals as the all-base game; <code>diff</code> is the "
-             f"restricted seat's {kind} minus the base seat's (negative: the forbidden option is worth "
-             "that much to the base policy). <code>p_holm</code> is Holm-corrected across the "
-             "restrictions; <code>forbidden_per_game</code> is how often the base policy took the "
-             "forbidden option per seat and game (near 0: the option is hardly used, so its "
-             "<code>diff</code> is near 0 whatever it is worth).</p>")
+             f"policy; <code>diff</code> is the restricted seat's {kind} minus the base seat's "
+             "(negative: the forbidden option is worth that much to the base policy). "
+             "<code>p_holm</code> is Holm-corrected across the restrictions; "
+             "<code>forbidden_per_game</code> is how often the base policy took the forbidden option "
+             "per seat and game (near 0: the option is hardly used, so its <code>diff</code> is near 0 "
+             "whatever it is worth).</p>"
+             "<p class=\"muted\">Deal d is game index d under the run's seed (the cards depend only on "
+             "seed and game index; <code>simcli trace --game-index d</code> replays it). Each deal is "
+             "played once per seat of the restricted seat (rotation r puts it at seat (P&minus;r) mod P) "
+             "and once with every seat on the base policy: the base arm, whose share per seat is "
+             "exactly 1/P when every game has a winner. Interval: 95% normal interval of the mean "
+             "per-deal difference over deals (the deal is the unit: deals are independent, a deal's "
+             "rotations share its cards); rough when the option is so rarely used that the "
+             "difference is almost always 0.</p>")
     img = ""
     if figs.room():
         labels = [f"+{r['restriction']}" + ("" if abl["game"].n_unique() == 1 else f" ({r['game']})")
@@ -954,9 +962,16 @@ def render_html(report_dir: Path, shown_as: Path | None = None) -> str:
     body.append('<p class="muted">Intervals are 95% and treat the deal as the independent unit '
                 "(a deal's rotations are one unit). Seat, policy and ladder win shares: Wilson score "
                 "interval with effective n = deals &times; p(1&minus;p) / s&sup2;, s&sup2; the variance of "
-                "the per-deal shares (shared wins and rotations included). Differences between two "
-                "policies on the same deals: normal interval of the mean per-deal difference. "
-                "See docs/balance.md.</p>")
+                "the per-deal shares (shared wins and rotations included); if every deal gave the same "
+                "share p, the point [p, p]. Differences between two policies on the same deals, and "
+                "ablate's restricted minus base: normal interval of the mean per-deal difference "
+                "(rough for a handful of deals). Game arc <code>leader_wins</code>: a ratio estimator "
+                "over deals, Wilson with its effective n; where a leader always or never won, Wilson "
+                "over the games reaching the checkpoint (with rotation, the deals that do), so a "
+                "checkpoint few games reach has a wide interval; no interval is drawn where there is "
+                "none. Tune: the seat interval for shares, a normal interval for other means, a "
+                "20-group jackknife t interval (19 df) for other metrics. See docs/balance.md, "
+                "\"How the intervals are computed\".</p>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n"

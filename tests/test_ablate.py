@@ -89,6 +89,19 @@ def test_cli_writes_the_table_png_and_html(tmp_path):
     assert (out / "ablations.png").read_bytes()[:4] == b"\x89PNG"
     html = (out / "report.html").read_text()
     assert "What each option is worth" in html and "always-advisory" in html
+    # issue 23: the page says what a deal is, how to trace it, how the seat rotates, the base arm
+    for words in ("Deal d is game index d", "--game-index d", "(P&minus;r) mod P", "exactly 1/P"):
+        assert words in html, words
+    # t = win_share_restricted - win_share_base: every forecasts-cubes game has a winner
+    assert t["win_share_base"].to_list() == pytest.approx([1 / 4] * 4, abs=1e-15)
+    assert t["diff"].to_list() == pytest.approx((t["win_share_restricted"] - 0.25).to_list(), abs=1e-12)
+
+
+def test_help_says_what_a_deal_is():
+    r = invoke("ablate", "--help")
+    text = " ".join(r.output.split())
+    for words in ("Deal d is game index d", "--game-index d", "(P - r) mod P", "exactly 1/P"):
+        assert words in text, words
 
 
 @pytest.mark.parametrize("args,needle", [
