@@ -92,6 +92,10 @@ def test_cli_writes_the_table_png_and_html(tmp_path):
     # issue 23: the page says what a deal is, how to trace it, how the seat rotates, the base arm
     for words in ("Deal d is game index d", "--game-index d", "(P&minus;r) mod P", "exactly 1/P"):
         assert words in html, words
+    # and the footnote names every interval's method and limits
+    for words in ("ratio estimator", "Wilson over the games reaching the checkpoint", "jackknife",
+                  "restricted minus base"):
+        assert words in html, words
     # t = win_share_restricted - win_share_base: every forecasts-cubes game has a winner
     assert t["win_share_base"].to_list() == pytest.approx([1 / 4] * 4, abs=1e-15)
     assert t["diff"].to_list() == pytest.approx((t["win_share_restricted"] - 0.25).to_list(), abs=1e-12)
