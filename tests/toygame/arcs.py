@@ -25,9 +25,9 @@ import numpy as np
 
 from kernels import arc, layout
 from simcli.config import Job
-from tests.toygame import (COUNTERS, EVENTS, LENGTH_UNIT, LOWER_IS_BETTER,  # noqa: F401 (the contract)
-                           PLAYER_COUNTS, POLICIES, RULES, _stream, check, derived_metrics,
-                           extra_seats, length_range, n_seats)
+from . import (COUNTERS, EVENTS, LENGTH_UNIT, LOWER_IS_BETTER,  # noqa: F401 (the contract)
+               PLAYER_COUNTS, POLICIES, RULES, _stream, check, derived_metrics,
+               extra_seats, length_range, n_seats)
 
 GAME_ID = "toy-arcs"
 VERSION = 1
