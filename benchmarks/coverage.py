@@ -4,6 +4,8 @@
     python benchmarks/coverage.py --only toy --reps 400
     python benchmarks/coverage.py --only spread      # the issue's 80-seed SD/SE measurement
     python benchmarks/coverage.py --only check --pairs 40
+    python benchmarks/coverage.py --only arc0        # arc intervals at rare points (1000 reps)
+    python benchmarks/coverage.py --only tune        # tune: tied best dropped over a race (2000 races)
 
 * ``toy``: the test-only toy game (tests/toygame, exact win probabilities: a seat effect, a
   policy effect, ~20% shared wins). Each replication is one seed; every interval the project
@@ -14,6 +16,12 @@
 * ``spread``: forecasts-cubes 4p ``heuristic,random,heuristic,random``, 80 seeds: SD of each
   seat's share across seeds over the SE implied by the interval (half-width / 1.96), for the
   old interval (Wilson, n = games) and the current one.
+* ``arc0`` (issue #23): the arc table's leader_wins interval at rarely reached checkpoints
+  where a leader always, almost always, almost never or never wins (tests/toygame/arcs.py,
+  exact truth), without and with --rotate, against the interval before #23.
+* ``tune`` (issue #23): two exactly tied candidates on the toy game raced at the default
+  schedule (``--games`` 100,000: 8 rounds); how often a tied best is dropped, against alpha
+  (``tune-per-round``: the same with every round at alpha, as before #23).
 * ``check``: ``simcli check``'s comparison run on baselines and checks made with other seeds
   (nothing changed): how often it reports a significant change, against ``alpha``.
 
@@ -294,21 +302,107 @@ def new_outputs_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
             total = sum(ests)
             for r, e in zip(rows, ests):
                 lo, hi = r[key][0], r[key][1]
-                truth = (total - e) / (len(ests) - 1)
-                if lo == hi == e == truth:   # a point with no spread (e.g. leader_wins = 1 at the end)
-                    continue
-                tally.add(label, lo, hi, truth)
+                tally.add(label, lo, hi, (total - e) / (len(ests) - 1))
     return {"game": REAL_GAME, "reps": reps, "deals": deals, "coverage": tally.rates(), "counts": tally.hits}
+
+
+# (label, (counted, checkpoint)) of the arc toy's rare points (tests/toygame/arcs.py); start 3
+# and end 1 are the same games, as are start 2 and end 2: each is counted once
+ARC_POINTS = (("leader always wins (truth 1)", ("start", 4)), ("leader never wins (truth 0)", ("end", 3)),
+              ("leader wins 15/16", ("start", 3)), ("leader wins 1/16", ("start", 2)))
+
+
+def old_ratio_interval(d: list[int], deals: int) -> tuple[float, float]:
+    """The arc interval before issue #23: with no spread between deals, Wilson over every deal of
+    the job (not over the deals that reach the checkpoint)."""
+    R, lo, hi = stats.ratio_interval(*d, deals)
+    num = d[0] * d[0] * d[3] - 2 * d[1] * d[0] * d[4] + d[1] * d[1] * d[2]
+    return stats.wilson(R, deals) if num <= 0 and d[0] > 0 else (lo, hi)
+
+
+def arc_degenerate_coverage(reps: int, deals: int, seed0: int = 1) -> dict:
+    """Coverage of the arc table's leader_wins interval at rarely reached checkpoints where a
+    leader (almost) always or (almost) never wins, on the arc toy (exact truth), without and
+    with --rotate (a deal's rotations agree perfectly there). A point no game of a replication
+    reaches has no row (no interval): counted under ``unreached``."""
+    from kernels import arc
+    from simcli.report import tables as report
+    from toygame import arcs
+    job = arcs.job(4)
+    tally, unreached, reached, lows = Tally(), {}, [], []
+    for i in range(reps):
+        for rot in (False, True):
+            (res,) = runner.run_jobs([job], deals, seed0 + i, progress=False, rotate=rot)
+            rows = {(r["counted"], r["checkpoint"]): r for r in report.build_tables([res])["arc"].iter_rows(named=True)}
+            suffix = ", --rotate" if rot else ""
+            for label, key in ARC_POINTS:
+                name = f"arc rare point, {label}{suffix}"
+                truth = float(arcs.TRUTH[key])
+                if key not in rows:
+                    unreached[name] = unreached.get(name, 0) + 1
+                    continue
+                r = rows[key]
+                tally.add(name, r["ci_low"], r["ci_high"], truth)
+                slot = key[1] - 1 if key[0] == "start" else arc.DEPTH + key[1]
+                old = old_ratio_interval([int(x) for x in res.acc.arc_deal[slot]], deals)
+                tally.add(f"{name} (old: Wilson n=deals at 0 or 1)", *old, truth)
+                if not rot and label.startswith("leader wins 15"):
+                    reached.append(r["games"])
+                if not rot and label.startswith("leader always"):
+                    lows.append(r["ci_low"])
+    return {"reps": reps, "deals": deals, "rare": f"1 game in {arcs.RARE}",
+            "games_reaching_mean": round(sum(reached) / max(len(reached), 1), 2),
+            "truth_1_mean_ci_low": round(sum(lows) / max(len(lows), 1), 4),
+            "unreached": unreached, "coverage": tally.rates(), "counts": tally.hits}
+
+
+# two seatings of the toy game in which seat 0's exact win share is the same (2177/6144: seats
+# 1..3 are interchangeable for seat 0) but the games differ (the heuristic sits elsewhere)
+TUNE_TIED = (["random", "heuristic", "random", "random"], ["random", "random", "heuristic", "random"])
+
+
+def tune_tied_drops(reps: int, games: int | None = None, seed0: int = 1, alpha: float = 0.05,
+                    per_round: bool = False) -> dict:
+    """``tune``'s error over a whole race (issue #23): two exactly tied candidates (TUNE_TIED,
+    target win_share:0=min) raced on the toy game at the default schedule; how often each, and
+    either, is dropped. ``per_round``: every round at alpha, as before #23."""
+    import toygame
+    from simcli.analyses import tune
+    games = games or tune.DEFAULT_GAMES
+    shares = {toygame.exact_shares([toygame.POLICIES[p] for p in seats])[0] for seats in TUNE_TIED}
+    assert len(shares) == 1, shares   # exactly tied
+
+    class PerRound(tune.Race):
+        def round_level(self, planned):
+            return self.alpha
+
+    kind = PerRound if per_round else tune.Race
+    target = tune.parse_target("win_share:0=min")
+    first = either = 0
+    rounds = []
+    for i in range(reps):
+        cands = [tune.Candidate({"seating": k}, toygame.job(seats)) for k, seats in enumerate(TUNE_TIED)]
+        r = kind(cands, tune.resolve_metric(target.metric, cands[0].job, False), target, seed0 + i, False, alpha)
+        r.run(games, tune.DEFAULT_CHUNK)
+        first += cands[0].status == "dropped"
+        either += any(c.status == "dropped" for c in cands)
+        rounds.append(len(r.rounds))
+    se = math.sqrt(alpha * (1 - alpha) / reps)
+    return {"reps": reps, "games": games, "alpha": alpha, "rounds_planned": len(tune.schedule(games)),
+            "per_round_alpha": per_round, "mean_rounds_played": round(sum(rounds) / reps, 2),
+            "drop_rate": {"first candidate": first / reps, "either candidate": either / reps},
+            "mc_se_at_alpha": round(se, 4)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check", "new"), action="append")
+    ap.add_argument("--only", choices=("toy", "real", "real-until", "spread", "check", "new", "arc0",
+                                        "tune", "tune-per-round"), action="append")
     ap.add_argument("--reps", type=int, default=None, help="replications (toy 1000, real 400)")
     ap.add_argument("--deals", type=int, default=None, help="deals per replication (toy 2000, real 1000)")
     ap.add_argument("--pairs", type=int, default=40)
     args = ap.parse_args()
-    which = args.only or ["toy", "real", "real-until", "spread", "check", "new"]
+    which = args.only or ["toy", "real", "real-until", "spread", "check", "new", "arc0", "tune"]
     result = {}
     for name in which:
         t0 = time.perf_counter()
@@ -322,16 +416,20 @@ def main() -> None:
             r = spread()
         elif name == "new":
             r = new_outputs_coverage(args.reps or 400, args.deals or 1000)
+        elif name == "arc0":
+            r = arc_degenerate_coverage(args.reps or 1000, args.deals or 1000)
+        elif name in ("tune", "tune-per-round"):
+            r = tune_tied_drops(args.reps or 2000, args.deals, per_round=name == "tune-per-round")
         else:
             r = check_false_alarms(args.pairs)
         r["seconds"] = round(time.perf_counter() - t0, 1)
         result[name] = r
         print(f"== {name} ({r['seconds']} s)")
         for k, v in r.items():
-            if k in ("coverage", "ratios", "family_fail_rate", "single_test_rate"):
+            if k in ("coverage", "ratios", "family_fail_rate", "single_test_rate", "drop_rate"):
                 for kk, vv in v.items():
                     flag = ""
-                    if k == "coverage" and "old" not in kk:
+                    if k == "coverage" and "old" not in kk and "(truth 0)" not in kk and "(truth 1)" not in kk:
                         flag = "" if GOAL[0] <= vv <= GOAL[1] else "   <-- outside 0.93-0.97"
                     print(f"  {kk:45} {vv if not isinstance(vv, float) else round(vv, 4)}{flag}")
             elif k != "counts":

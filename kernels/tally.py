@@ -29,8 +29,10 @@ N_MISC = 8
 ACC_FIELDS = ("win_units", "win_sq", "place_counts", "score_hist", "len_hist", "counters", "misc",
               "arc_misc", "arc_start", "arc_end", "arc_deal")
 # ``arc_deal[slot]``: sums over deals of r, h, r^2, h^2, h*r, where r and h are a deal's games
-# reaching the arc checkpoint ``slot`` and those in which a leader there won (kernels/arc.py)
-D_R, D_H, D_RR, D_HH, D_HR = range(5)
+# reaching the arc checkpoint ``slot`` and those in which a leader there won (kernels/arc.py),
+# and D_N: the number of deals with r > 0 (the interval's unit count when the deals show no spread)
+D_R, D_H, D_RR, D_HH, D_HR, D_N = range(6)
+N_DEAL_SUMS = 6
 
 
 class Accumulators:
@@ -52,7 +54,7 @@ class Accumulators:
         self.arc_misc = np.zeros(arc.N_X, dtype=np.int64)
         self.arc_start = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
         self.arc_end = np.zeros((arc.DEPTH, arc.N_T), dtype=np.int64)
-        self.arc_deal = np.zeros((arc.N_SLOTS, 5), dtype=np.int64)
+        self.arc_deal = np.zeros((arc.N_SLOTS, N_DEAL_SUMS), dtype=np.int64)
 
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
@@ -82,6 +84,7 @@ class Accumulators:
         d[:, D_RR] += (r * r).sum(axis=0)
         d[:, D_HH] += (h * h).sum(axis=0)
         d[:, D_HR] += (h * r).sum(axis=0)
+        d[:, D_N] += (r > 0).sum(axis=0)
 
     def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
         """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for

@@ -7,8 +7,11 @@ interval with the effective number of deals n_eff = n * p(1-p) / s^2 (Kish's des
 which stays inside [0, 1] and keeps its coverage near 0 and 1 where a normal interval does not.
 Paired differences (in [-1, 1], centred near 0) use the normal interval over deals.
 
-Only the standard library: normal and chi-square tail probabilities are computed here
-(``math.erfc`` and the regularized incomplete gamma function), so no SciPy is needed.
+Only the standard library (numpy for the jackknife's arrays): normal, Student t and chi-square
+tail probabilities are computed here (``math.erfc``, the regularized incomplete beta and gamma
+functions), so no SciPy is needed. Every estimator and test the commands print lives here:
+Wilson intervals (plain, effective-n, ratio), paired differences, z / Welch / chi-square tests,
+Holm, Student t and the delete-a-group jackknife (``tune``).
 """
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     if n <= 0:
         return float("nan"), float("nan")
     z2 = z * z
+    if p <= 0 or p >= 1:   # the closed forms at the boundary: exactly 0 or 1 at the observed end
+        return (0.0, z2 / (n + z2)) if p <= 0 else (n / (n + z2), 1.0)
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / denom
@@ -260,26 +265,111 @@ def holm(pvalues: list[float], alpha: float) -> list[bool]:
     return rejected
 
 
-def ratio_interval(sum_r: int, sum_h: int, sum_rr: int, sum_hh: int, sum_hr: int, n: int,
-                   z: float = Z95) -> tuple[float, float, float]:
+def holm_adjusted(pvalues: list[float]) -> list[float]:
+    """Holm step-down adjusted p-values (compare each with the family-wise alpha)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adj = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        p = pvalues[i]
+        running = max(running, min(1.0, (m - rank) * p) if p == p else 1.0)
+        adj[i] = running
+    return adj
+
+
+def ratio_interval(sum_r: int, sum_h: int, sum_rr: int, sum_hh: int, sum_hr: int, reached: int,
+                   n: int, z: float = Z95) -> tuple[float, float, float]:
     """(R, low, high) for R = sum h / sum r over n independent units (deals), each contributing
-    h of its r trials, from integer sums of r, h, r^2, h^2 and h*r (a ratio estimator).
+    h of its r trials, from integer sums of r, h, r^2, h^2 and h*r (a ratio estimator);
+    ``reached`` is the number of units with r > 0.
 
     var(R) = sum (h - R r)^2 / (n (n - 1) rbar^2), computed from the integers; the interval is
     Wilson's with the effective number of trials R(1 - R) / var(R). With one trial per unit (r in
     {0, 1}) that is n_eff = (n - 1)/n x sum r: Wilson over the trials. A deal whose rotations all
     agree counts once, so correlated rotations are not taken for independent games.
+
+    With no spread between the units (every unit's h / r equals R: always R = 0 or 1 when the
+    leader never or always won) var(R) = 0 says nothing about the sampling error; the interval is
+    then Wilson over the units that have a trial, ``reached`` (the games that reach an arc
+    checkpoint; under --rotate the deals that do: a deal's agreeing rotations count once).
+    No trial at all (sum r = 0): no estimate and no interval (nan; the report writes null).
     """
-    if sum_r <= 0 or n < 2:
+    if sum_r <= 0:
         return float("nan"), float("nan"), float("nan")
     R = sum_h / sum_r
     # sum (h - R r)^2 x sum_r^2, exact in Python ints
     num = sum_r * sum_r * sum_hh - 2 * sum_h * sum_r * sum_hr + sum_h * sum_h * sum_rr
-    var = max(num, 0) * n / ((n - 1) * sum_r ** 4)
-    if var <= 0:
-        if 0 < R < 1:
-            return R, R, R
-        lo, hi = wilson(R, n)
+    if num <= 0:   # no spread: Wilson over the units with a trial
+        lo, hi = wilson(R, reached, z)
         return R, lo, hi
+    if n < 2:
+        return R, float("nan"), float("nan")
+    var = num * n / ((n - 1) * sum_r ** 4)
     lo, hi = wilson(R, R * (1 - R) / var, z)
     return R, lo, hi
+
+
+def one_sided_p(mean: float, se: float, df: int | None = None) -> float:
+    """P(estimate >= mean | true difference 0): normal, or Student t with ``df``."""
+    if math.isnan(mean) or math.isnan(se):
+        return 1.0  # nothing to judge by: never a reason to drop
+    if se == 0:
+        return 0.0 if mean > 0 else 1.0
+    z = mean / se
+    if df is not None:
+        return t_sf(z, df)
+    return normal_sf2(z) / 2 if z >= 0 else 1 - normal_sf2(z) / 2
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for aa in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                   -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + aa * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+
+
+def t_sf(t: float, df: int) -> float:
+    """One-sided Student t tail P(T >= t) with ``df`` degrees of freedom."""
+    if math.isinf(t) or t == 0:
+        return 0.5 if t == 0 else 0.0 if t > 0 else 1.0
+    x = df / (df + t * t)
+    a, b = df / 2, 0.5
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    ibeta = front * _betacf(a, b, x) / a if x < (a + 1) / (a + b + 2) else 1 - front * _betacf(b, a, 1 - x) / b
+    half = ibeta / 2  # P(|T| >= |t|) / 2
+    return half if t >= 0 else 1 - half
+
+
+def t_quantile(p: float, df: int) -> float:
+    """t with P(T >= t) = 1 - p (bisection on ``t_sf``)."""
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_sf(mid, df) > 1 - p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def jackknife_se(loo) -> float:
+    """Delete-a-group jackknife standard error from the leave-one-group-out estimates (an array)."""
+    import numpy as np
+    loo = np.asarray(loo, dtype=float)
+    g = len(loo)
+    if not np.all(np.isfinite(loo)):
+        return math.nan
+    return math.sqrt((g - 1) / g * float(((loo - loo.mean()) ** 2).sum()))

@@ -1,6 +1,8 @@
 """`simcli ablate` (issue #15): restricted seat vs the all-base game on the same deals."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
@@ -9,6 +11,7 @@ from kernels import forecasts_cubes as fc
 from kernels.spec import SEAT_WATCH
 from simcli.analyses import ablate
 from simcli.engine import runner
+from simcli import stats
 from tests.helpers import invoke
 
 CUBES = "forecasts-cubes"
@@ -64,8 +67,8 @@ def test_reproducible_across_threads_and_chunks():
 
 def test_holm_adjusted_by_hand():
     # sorted 0.01, 0.03, 0.04: 3 x 0.01 = 0.03; 2 x 0.03 = 0.06; max(0.06, 1 x 0.04) = 0.06
-    assert ablate.holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
-    assert ablate.holm_adjusted([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    assert stats.holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm_adjusted([0.5, 0.9]) == pytest.approx([1.0, 1.0])
 
 
 def test_solo_games_report_success_rates(monkeypatch):
@@ -88,6 +91,23 @@ def test_cli_writes_the_table_png_and_html(tmp_path):
     assert (out / "ablations.png").read_bytes()[:4] == b"\x89PNG"
     html = (out / "report.html").read_text()
     assert "What each option is worth" in html and "always-advisory" in html
+    # issue 23: the page says what a deal is, how to trace it, how the seat rotates, the base arm
+    for words in ("Deal d is game index d", "--game-index d", "(P&minus;r) mod P", "exactly 1/P"):
+        assert words in html, words
+    # and the footnote names every interval's method and limits
+    for words in ("ratio estimator", "Wilson over the games reaching the checkpoint", "jackknife",
+                  "restricted minus base"):
+        assert words in html, words
+    # t = win_share_restricted - win_share_base: every forecasts-cubes game has a winner
+    assert t["win_share_base"].to_list() == pytest.approx([1 / 4] * 4, abs=1e-15)
+    assert t["diff"].to_list() == pytest.approx((t["win_share_restricted"] - 0.25).to_list(), abs=1e-12)
+
+
+def test_help_says_what_a_deal_is():
+    r = invoke("ablate", "--help")
+    text = " ".join(r.output.split())
+    for words in ("Deal d is game index d", "--game-index d", "(P - r) mod P", "exactly 1/P"):
+        assert words in text, words
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -106,3 +126,33 @@ def test_run_report_says_the_advisory_counters_are_not_causal(tmp_path):
     assert r.exit_code == 0, r.output
     html = (out / "report.html").read_text()
     assert "advisory_effect" in html and "correlations, not causes" in html and "simcli ablate" in html
+
+
+def _traced_units(deal: int, seed: int, seats: list[str]) -> list[int]:
+    """Win units (x60, shared wins split) of each seat in `simcli trace --game-index deal`."""
+    r = invoke("trace", CUBES, "--variant", "advisory", "--players", len(seats), "--seed", seed,
+               "--game-index", deal, "--seats", ",".join(seats))
+    assert r.exit_code == 0, r.output
+    result = json.loads(r.output.strip().splitlines()[-1])
+    assert result["event"] == "result" and result["game_index"] == deal
+    return [60 // len(result["winners"]) if s in result["winners"] else 0 for s in range(len(seats))]
+
+
+@pytest.mark.parametrize("deal", [0, 1, 2, 3, 4, 5])
+def test_trace_reproduces_an_ablate_deal(deal):
+    """Deal d of `simcli ablate --seed S` is game index d of `simcli trace --seed S`: in rotation
+    r the restricted seat sits at seat (P - r) mod P, the others play the base policy; the base
+    arm is the all-base game of the same index (its watch bits only count, never change play)."""
+    P, seed, restricted = 4, 3, "heuristic+no-advisory"
+    job = ablate.resolve_job(CUBES, "advisory", P, "heuristic", {})
+    (ab,) = ablate.ablations_for(job, ["no-advisory"])
+    ablate.play_chunk(ab, seed, deal, deal + 1)   # ablate's deal d alone
+    mine = 0
+    for r in range(P):
+        seat = (P - r) % P
+        seats = ["heuristic"] * P
+        seats[seat] = restricted
+        mine += _traced_units(deal, seed, seats)[seat]
+    base = sum(_traced_units(deal, seed, ["heuristic"] * P))
+    assert base == 60   # every forecasts-cubes game has a winner: the base arm is exactly 1/P
+    assert (int(ab.tally.games), int(ab.tally.total[0]), int(ab.tally.total[1])) == (1, mine, base)

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from kernels import arc, layout
-from kernels.tally import Accumulators
+from kernels.tally import D_N, Accumulators
 from simcli.config import jobs as cfg
 from simcli.report import tables as report
 from simcli.engine import runner
@@ -230,7 +230,7 @@ def test_the_final_standing_decides_the_winner(game, players):
 def test_arc_sums_identical_for_threads_and_chunks(game, players):
     a = _run(game, players, threads=1, games=300)
     b = _run(game, players, threads=2, games=300, chunk=37)
-    for name in ("arc_misc", "arc_start", "arc_end"):
+    for name in ("arc_misc", "arc_start", "arc_end", "arc_deal"):
         assert getattr(a.acc, name).tolist() == getattr(b.acc, name).tolist()
 
 
@@ -324,3 +324,49 @@ def test_arc_png_is_left_out_beside_the_tables_of_a_run_of_many_jobs(tmp_path):
     few = many.filter(pl.col("policies").is_in(["p0", "p1"]))
     export.write_tables({"arc": few}, tmp_path / "few", "parquet", {})
     assert (tmp_path / "few" / "arc.png").read_bytes()[:4] == b"\x89PNG"
+
+
+Z2 = 1.959963984540054 ** 2
+
+
+@pytest.mark.parametrize("game, counted, checkpoint, games", [
+    ("pgc", "start", 7, 8),            # issue 23: was [0.99808, 1], Wilson over 8 games [0.676, 1]
+    ("sudden-skies", "end", 0, 200),   # 1,800 of 2,000 random games time out: was [0.99808, 1]
+])
+def test_a_point_the_leader_always_wins_gets_wilson_over_the_games_reaching_it(game, counted, checkpoint, games):
+    # the issue's reproductions (`simcli run GAME --players 4 --games 2000 --seed 5`): a leader
+    # there always won, so the interval is Wilson's at p = 1 over the games that got there,
+    # [n / (n + z^2), 1], not over the 2,000 deals of the job
+    job = cfg.resolve(game, None, 4)
+    (res,) = runner.run_jobs([job], 2000, 5, progress=False)
+    t = report.build_tables([res])["arc"]
+    row = t.filter((pl.col("counted") == counted) & (pl.col("checkpoint") == checkpoint)).row(0, named=True)
+    assert (row["games"], row["leader_wins"], row["ci_high"]) == (games, 1.0, 1.0)
+    assert row["ci_low"] == pytest.approx(games / (games + Z2), abs=1e-12)
+    # with --rotate every deal is played 4 times: the unit is the deal that reaches the point
+    (rot,) = runner.run_jobs([job], 500, 5, progress=False, rotate=True)
+    t = report.build_tables([rot])["arc"].filter(pl.col("leader_wins") == 1.0)
+    assert t.height >= 1   # at least the final standing
+    for r in t.iter_rows(named=True):
+        slot = (r["checkpoint"] - 1) if r["counted"] == "start" else arc.DEPTH + r["checkpoint"]
+        deals = int(rot.acc.arc_deal[slot, D_N])
+        assert deals <= r["games"] <= 4 * deals
+        assert r["ci_low"] == pytest.approx(deals / (deals + Z2), abs=1e-12)
+
+
+def test_the_arc_chart_draws_a_null_interval_as_a_gap_not_a_plunge():
+    # a point whose interval is null (e.g. one deal with spread: no variance to estimate) must
+    # leave a gap in the band, not pull it down to 0
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from simcli.report.html import arc_figure
+    t = pl.DataFrame({"game": ["pgc"] * 3, "counted": ["end"] * 3, "checkpoint": [0, 1, 2],
+                      "games": [100, 60, 1], "leader_wins": [1.0, 0.7, 0.5],
+                      "ci_low": [0.96, 0.57, None], "ci_high": [1.0, 0.8, None],
+                      "lead_change_rate": [0.1, 0.2, None]})
+    fig, ax = plt.subplots()
+    assert arc_figure(t, lambda job: "pgc", ax) == 1
+    band = np.concatenate([p.vertices for p in ax.collections[0].get_paths()])
+    plt.close(fig)
+    assert band[:, 0].max() <= 1 and band[:, 1].min() >= 0.57   # nothing drawn at the null point

@@ -31,6 +31,15 @@ COMMANDS = {
 }
 
 
+def _degenerate_arc_intervals_apart(a: pl.DataFrame, b: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Issue #23 changed one thing on purpose since these tables were written: the interval of an
+    arc point whose leader always or never wins (leader_wins 0 or 1) is now Wilson over the games
+    that reach it. Those intervals are compared in tests/test_arc.py; here they are left out."""
+    fixed = pl.col("leader_wins").is_in([0.0, 1.0])
+    blank = [pl.when(fixed).then(None).otherwise(pl.col(c)).alias(c) for c in ("ci_low", "ci_high")]
+    return a.with_columns(blank), b.with_columns(blank)
+
+
 def _same(golden: Path, fresh: Path) -> None:
     names = sorted(p.name for p in golden.glob("*.parquet"))
     assert names and names == sorted(p.name for p in fresh.glob("*.parquet"))
@@ -38,6 +47,8 @@ def _same(golden: Path, fresh: Path) -> None:
         a, b = pl.read_parquet(golden / name), pl.read_parquet(fresh / name)
         keep = [c for c in a.columns if c not in TIMING]
         assert a.columns == b.columns, name
+        if name == "arc.parquet":
+            a, b = _degenerate_arc_intervals_apart(a, b)
         assert a.select(keep).equals(b.select(keep), null_equal=True), f"{golden.name}/{name} differs"
 
 

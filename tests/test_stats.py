@@ -131,7 +131,7 @@ def test_ratio_interval_is_wilson_over_trials_with_one_trial_per_deal():
     # r = 1 per deal, h = 1 in 300 of 1000: the ratio estimator's effective n is (n - 1)/n x 1000
     from simcli.stats import ratio_interval, wilson
     n, k = 1000, 300
-    R, lo, hi = ratio_interval(n, k, n, k, k, n)
+    R, lo, hi = ratio_interval(n, k, n, k, k, n, n)
     assert R == 0.3
     assert (lo, hi) == pytest.approx(wilson(0.3, (n - 1) / n * n), abs=1e-12)
 
@@ -141,8 +141,49 @@ def test_ratio_interval_counts_a_deal_whose_rotations_agree_once():
     # 1000 independent deals, so the interval is Wilson over ~1000, not 4000
     from simcli.stats import ratio_interval, wilson
     n, k = 1000, 300
-    R, lo, hi = ratio_interval(4 * n, 4 * k, 16 * n, 16 * k, 16 * k, n)
+    R, lo, hi = ratio_interval(4 * n, 4 * k, 16 * n, 16 * k, 16 * k, n, n)
     assert (lo, hi) == pytest.approx(wilson(0.3, (n - 1) / n * n), abs=1e-12)
     wide = hi - lo
-    _, lo4, hi4 = ratio_interval(4 * n, 4 * k, 4 * n, 4 * k, 4 * k, 4 * n)   # 4000 independent games
+    _, lo4, hi4 = ratio_interval(4 * n, 4 * k, 4 * n, 4 * k, 4 * k, 4 * n, 4 * n)   # 4000 independent games
     assert hi4 - lo4 < 0.6 * wide
+
+
+# Wilson's interval at p = 1 over n trials is [n / (n + z^2), 1], and at p = 0 it is
+# [0, z^2 / (n + z^2)] (the score interval's closed form at the boundary), independently of
+# stats.wilson's general formula.
+Z2 = 1.959963984540054 ** 2
+
+
+@pytest.mark.parametrize("games, deals, low", [
+    (8, 2000, 8 / (8 + Z2)),        # issue 23: pgc 4p seed 5, checkpoint 7 from the start: [0.676, 1]
+    (200, 2000, 200 / (200 + Z2)),  # sudden-skies 4p seed 5, end 0 reached by 200 games: [0.9812, 1]
+])
+def test_a_leader_who_always_wins_gets_wilson_over_the_games_that_reach_the_point(games, deals, low):
+    # one game per deal (no --rotate): r = h = 1 on the `games` deals that reach the checkpoint,
+    # r = h = 0 on the others; the interval must not count the deals that never got there
+    from simcli.stats import ratio_interval
+    R, lo, hi = ratio_interval(games, games, games, games, games, games, deals)
+    assert R == 1.0 and hi == 1.0
+    assert lo == pytest.approx(low, abs=1e-12)
+    assert round(lo, 3) == {8: 0.676, 200: 0.981}[games]   # the issue's figures
+
+
+def test_a_leader_who_never_wins_at_a_point_one_game_reached():
+    # issue 23: pgc base 4p in the default suite, games = 1, leader_wins = 0: was [0, 0.000192]
+    from simcli.stats import ratio_interval
+    R, lo, hi = ratio_interval(1, 0, 1, 0, 0, 1, 20000)
+    assert (R, lo) == (0.0, 0.0)
+    assert hi == pytest.approx(Z2 / (1 + Z2), abs=1e-12)   # 0.7935
+
+
+def test_with_rotate_a_deal_whose_rotations_all_reach_and_agree_counts_once():
+    # 3 deals reach the point in all 4 rotations and the leader always wins: Wilson over 3 deals
+    from simcli.stats import ratio_interval
+    R, lo, hi = ratio_interval(12, 12, 48, 48, 48, 3, 500)
+    assert (R, hi) == (1.0, 1.0)
+    assert lo == pytest.approx(3 / (3 + Z2), abs=1e-12)
+
+
+def test_a_point_no_game_reaches_has_no_estimate_and_no_interval():
+    from simcli.stats import ratio_interval
+    assert all(math.isnan(v) for v in ratio_interval(0, 0, 0, 0, 0, 0, 1000))

@@ -142,19 +142,6 @@ def run_ablations(abls: list[Ablation], games: int, seed: int, threads: int | No
     return abls
 
 
-def holm_adjusted(pvalues: list[float]) -> list[float]:
-    """Holm step-down adjusted p-values (compare each with the family-wise alpha)."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adj = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        p = pvalues[i]
-        running = max(running, min(1.0, (m - rank) * p) if p == p else 1.0)
-        adj[i] = running
-    return adj
-
-
 def ablations_table(abls: list[Ablation]) -> pl.DataFrame:
     """Table ``ablations``: one row per restriction, sorted by ``diff`` (docs/reports.md)."""
     rows = []
@@ -171,7 +158,7 @@ def ablations_table(abls: list[Ablation]) -> pl.DataFrame:
             "forbidden_per_game": a.forbidden / seat_games,
             "yielded_per_game": a.yielded / seat_games,
         })
-    for row, p in zip(rows, holm_adjusted([r["p_value"] for r in rows])):
+    for row, p in zip(rows, stats.holm_adjusted([r["p_value"] for r in rows])):
         row["p_holm"] = p
     kind = "success_rate" if abls and solo(abls[0].base) else "win_share"
     order = ["game", "variant", "players", "policy", "restriction", "deals",

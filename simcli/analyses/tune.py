@@ -4,7 +4,7 @@ Every candidate (one value, or one cell of a two-rule grid) plays the same game 
 0, 1, 2 ... (common random numbers) in rounds of doubling size, ``FIRST_ROUND`` games first,
 capped at ``--games``. After each round every survivor's distance to the target is compared
 with the best survivor's, and a candidate significantly farther away is dropped (Holm over the
-comparisons of that round, at ``alpha``). The race stops when one candidate is left, when the
+comparisons of that round, at ``alpha`` / planned rounds). The race stops when one candidate is left, when the
 survivors give the same value of the metric on every deal, or at ``--games``.
 
 Two tests, both chunk- and thread-independent (every input is an integer sum over game indices):
@@ -22,8 +22,13 @@ Two tests, both chunk- and thread-independent (every input is an integer sum ove
 candidate's estimate minus T, it is dropped only when both s(mu_c - T) - (mu_b - T) > 0 and
 s(mu_c - T) + (mu_b - T) > 0 are significant (together they imply |mu_c - T| > |mu_b - T|);
 the larger of the two one-sided p-values enters Holm. ``=min`` / ``=max`` test mu_c - mu_b.
-This is Hsu's multiple comparison with the best: per round, a candidate at least as close as
-every other is dropped with probability at most alpha.
+This is Hsu's multiple comparison with the best. Across rounds the error is spent by
+Bonferroni over the planned rounds (``schedule``: known before any game is played): each round
+tests at alpha / rounds, so a candidate at least as close as every other is dropped in the
+whole race with probability at most alpha, however the rounds' statistics depend on each other.
+
+The estimators and tests themselves (Wilson, normal, Student t, jackknife, Holm) live in
+simcli/stats.py; ``PairedEstimator`` and ``JackknifeEstimator`` only keep the sums they need.
 """
 from __future__ import annotations
 
@@ -38,11 +43,11 @@ import numpy as np
 
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
-from simcli.stats import holm, mean_ci, normal_sf2, share_interval
+from simcli import stats
 
 FIRST_ROUND = 1000          # games per candidate in the first round; then doubling
 JK_GROUPS = 20              # jackknife groups (game index mod JK_GROUPS) for non-mean metrics
-DEFAULT_ALPHA = 0.05        # family-wise error rate of each round's drops (Holm)
+DEFAULT_ALPHA = 0.05        # the race's error rate: split evenly over the planned rounds (Bonferroni)
 DEFAULT_GAMES = 100_000     # most games any candidate may play
 DEFAULT_CHUNK = 1 << 16     # as runner.DEFAULT_CHUNK (the runner imports Numba: kept out of CLI start-up)
 SHARE_UNIT = 60             # kernels.SHARE_UNIT (checked by the tests)
@@ -188,8 +193,8 @@ class Metric:
 
 def _table_metric_names(job: cfg.Job) -> tuple[list[str], list[str]]:
     """(numeric variants columns, derived counter metrics) this game's tables hold."""
-    from simcli.report import tables as report
     from simcli.engine import runner
+    from simcli.report import tables as report
     acc = runner.accumulators_for(job)
     acc.misc[0] = 1  # one empty game: every ratio defined, so every column is built
     tables = report.build_tables([runner.Result(job, acc, 1, 0)])
@@ -254,20 +259,30 @@ class Candidate:
     wall: float = 0.0
     estimate: tuple = (math.nan, math.nan, math.nan)   # metric, ci_low, ci_high
     leave_out: np.ndarray | None = None  # jackknife: metric without each group
+    best_then: float | None = None       # dropped: the best survivor's metric in the drop round
 
 
-class _RowTap:
-    """Given to ``runner.chunk_tally`` as its per-game writer: sees each rotation's rows, and keeps
-    each deal's metric value (paired metrics) or folds the rows into jackknife groups."""
+class _PairedTap:
+    """Given to ``runner.chunk_tally`` as its per-game writer: each deal's value x, summed over
+    the deal's rotations."""
 
-    def __init__(self, metric: Metric, groups: list | None, start: int, n: int):
-        self.metric, self.groups, self.start = metric, groups, start
+    def __init__(self, metric: Metric, n: int):
+        self.metric = metric
         self.x = np.zeros(n, dtype=np.int64)
 
     def write(self, job, start, rows):
-        if self.metric.paired:
-            self.x += self.metric.game_values(job, rows)
-            return
+        self.x += self.metric.game_values(job, rows)
+
+
+class _GroupTap:
+    """Given to ``runner.chunk_tally`` as its per-game writer: folds each game of one chunk into
+    fresh accumulators of its jackknife group (game index mod JK_GROUPS)."""
+
+    def __init__(self, job: cfg.Job):
+        from simcli.engine import runner
+        self.groups = [runner.accumulators_for(job) for _ in range(JK_GROUPS)]
+
+    def write(self, job, start, rows):
         lower = bool(job.module.LOWER_IS_BETTER)
         for g, acc in enumerate(self.groups):
             first = (g - start) % JK_GROUPS  # group of game index i is i mod JK_GROUPS
@@ -279,164 +294,107 @@ class _RowTap:
 def race_chunk(job: cfg.Job, metric: Metric, seed: int, start: int, stop: int, rotate: bool) -> tuple:
     """One chunk task of the race: candidate ``job``'s games [start, stop) (every rotation when
     ``rotate``). A pure function of its arguments, so it runs the same here or on a Dask worker:
-    returns (ChunkTally, each deal's metric value (paired metrics), the jackknife groups'
-    accumulators (other metrics), seconds)."""
+    returns (ChunkTally, the chunk's tap: each deal's value (paired metrics) or its jackknife
+    groups (other metrics), seconds)."""
     from simcli.engine import runner
     t0 = time.perf_counter()
-    groups = None if metric.paired else [runner.accumulators_for(job) for _ in range(JK_GROUPS)]
-    tap = _RowTap(metric, groups, start, stop - start)
+    tap = _PairedTap(metric, stop - start) if metric.paired else _GroupTap(job)
     ct = runner.chunk_tally(job, seed, start, stop, rotate, None, tap)
-    return ct, (tap.x if metric.paired else None), groups, time.perf_counter() - t0
+    return ct, tap, time.perf_counter() - t0
 
 
-def _one_sided_p(mean: float, se: float, df: int | None = None) -> float:
-    """P(estimate >= mean | true difference 0): normal, or Student t with ``df``."""
-    if math.isnan(mean) or math.isnan(se):
-        return 1.0  # nothing to judge by: never a reason to drop
-    if se == 0:
-        return 0.0 if mean > 0 else 1.0
-    z = mean / se
-    if df is not None:
-        return t_sf(z, df)
-    return normal_sf2(z) / 2 if z >= 0 else 1 - normal_sf2(z) / 2
+class PairedEstimator:
+    """Per-game means: integer sums of each deal's value x and x^2 per candidate, and of
+    x_a x_b per pair of candidates, give the exact variance of the paired per-deal difference;
+    a normal test."""
+    name = "paired"
 
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        for aa in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                   -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1 + aa * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1) < 1e-15:
-            break
-    return h
-
-
-def t_sf(t: float, df: int) -> float:
-    """One-sided Student t tail P(T >= t) with ``df`` degrees of freedom."""
-    if math.isinf(t) or t == 0:
-        return 0.5 if t == 0 else 0.0 if t > 0 else 1.0
-    x = df / (df + t * t)
-    a, b = df / 2, 0.5
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    ibeta = front * _betacf(a, b, x) / a if x < (a + 1) / (a + b + 2) else 1 - front * _betacf(b, a, 1 - x) / b
-    half = ibeta / 2  # P(|T| >= |t|) / 2
-    return half if t >= 0 else 1 - half
-
-
-def t_quantile(p: float, df: int) -> float:
-    """t with P(T >= t) = 1 - p (bisection on ``t_sf``)."""
-    lo, hi = 0.0, 1000.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if t_sf(mid, df) > 1 - p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
-def schedule(games: int, first: int = FIRST_ROUND) -> list[int]:
-    """Cumulative games per candidate after each round: first, doubling, capped at ``games``."""
-    n, out = min(first, games), []
-    while n < games:
-        out.append(n)
-        n *= 2
-    return out + [games]
-
-
-class Race:
-    """The candidates, their integer tallies, and the tests between them."""
-
-    def __init__(self, cands: list[Candidate], metric: Metric, target: Target, seed: int,
-                 rotate: bool, alpha: float):
-        from simcli.engine import runner
-        self.cands, self.metric, self.target = cands, metric, target
-        self.seed, self.rotate, self.alpha = seed, rotate, alpha
-        self.rotations = cands[0].job.players if rotate else 1
+    def __init__(self, metric: Metric, cands: list[Candidate], rotations: int, seed: int):
+        self.metric, self.cands, self.rotations = metric, cands, rotations
         self.pair: dict[tuple[int, int], int] = {}   # sum over deals of x_a * x_b
-        self.rounds: list[dict] = []
-        self.stop_reason = ""
-        for c in cands:
-            c.acc = runner.accumulators_for(c.job)
-            c.policy = runner.policy_tally_for(c.job, self.rotations) if rotate else None
-            if not metric.paired:
-                c.groups = [runner.accumulators_for(c.job) for _ in range(JK_GROUPS)]
 
-    def alive(self) -> list[int]:
-        return [i for i, c in enumerate(self.cands) if c.status == "racing"]
-
-    def play(self, start: int, stop: int, chunk: int, ex, bar=None) -> None:
-        """Games [start, stop) for every survivor, chunk by chunk, folding integer sums; the chunk
-        tasks run on ``ex`` (here or on Dask) and come back in task order."""
-        from simcli.engine import runner
-        alive = self.alive()
-        keys = [(s, e, i) for s, e in runner.plan_chunks(start, stop - start, chunk) for i in alive]
-        tasks = ((self.cands[i].job, self.metric, self.seed, s, e, self.rotate) for s, e, i in keys)
-        xs: dict[int, np.ndarray] = {}
-        for (s, e, i), (ct, x, groups, seconds) in zip(keys, ex.map(race_chunk, tasks)):
+    def add(self, taps: dict) -> None:
+        """Fold one chunk's per-deal values of every candidate that played it."""
+        for i, tap in taps.items():
             c = self.cands[i]
-            c.wall += seconds
-            c.acc.merge(ct.acc)
-            if ct.policy is not None:
-                c.policy.merge(ct.policy)
-            c.deals += ct.games
-            if groups is not None:
-                for mine, theirs in zip(c.groups, groups):
-                    mine.merge(theirs)
-            if x is not None:
-                c.total += int(x.sum())
-                c.total_sq += int((x * x).sum())
-                xs[i] = x
-            if bar is not None:
-                bar.update(ct.games * self.rotations)
-            if i == alive[-1]:          # the chunk is complete for every survivor
-                self._fold_pairs(xs)
-                xs = {}
-
-    def _fold_pairs(self, xs: dict) -> None:
-        """Sum over the chunk's deals of x_a * x_b for every pair of survivors (paired metrics)."""
-        for a in xs:
-            for b in xs:
+            c.total += int(tap.x.sum())
+            c.total_sq += int((tap.x * tap.x).sum())
+        for a in taps:
+            for b in taps:
                 if a < b:
-                    self.pair[a, b] = self.pair.get((a, b), 0) + int((xs[a] * xs[b]).sum())
+                    self.pair[a, b] = self.pair.get((a, b), 0) + int((taps[a].x * taps[b].x).sum())
 
-    # -- estimates
-    def _scale(self, i: int) -> int:
+    def scale(self, i: int) -> int:
         return self.metric.scale(self.cands[i].job, self.rotations)
 
-    def estimate(self, i: int) -> None:
+    def estimate(self, i: int) -> tuple[float, float, float]:
+        c, k = self.cands[i], self.scale(i)
+        if self.metric.kind in SHARE_KINDS:
+            # a share in [0, 1] per deal: the report tables' interval (Wilson, effective n)
+            si = stats.share_interval(int(c.total), int(c.total_sq), c.deals, k)
+            m, lo, hi = si["mean"], si["low"], si["high"]
+        else:
+            m, lo, hi = stats.mean_ci(c.total / k, c.total_sq / k**2, c.deals)
+        off = self.metric.offset
+        return m - off, lo - off, hi - off
+
+    def linear(self, c: int, b: int, wc: float, wb: float, const: float) -> tuple[float, float, int | None]:
+        """(mean, se, df) of D = wc * metric_c + wb * metric_b + const over the shared deals."""
+        mean = wc * self.cands[c].estimate[0] + wb * self.cands[b].estimate[0] + const
+        n = self.cands[c].deals
+        if n < 2:
+            return mean, math.nan, None
+        kc, kb = self.scale(c), self.scale(b)
+        cc, cb = self.cands[c], self.cands[b]
+        xc, xb = cc.total / n, cb.total / n
+        var_c = (cc.total_sq / n - xc * xc) / kc**2
+        var_b = (cb.total_sq / n - xb * xb) / kb**2
+        cov = (self.pair[min(c, b), max(c, b)] / n - xc * xb) / (kc * kb)
+        var = max(wc * wc * var_c + wb * wb * var_b + 2 * wc * wb * cov, 0.0) * n / (n - 1)
+        return mean, math.sqrt(var / n), None
+
+    def identical(self, alive: list[int]) -> bool:
+        """Every survivor gave the same value on every deal."""
+        for a in alive:
+            for b in alive:
+                if a < b:
+                    ca, cb = self.cands[a], self.cands[b]
+                    if self.scale(a) != self.scale(b) or (
+                            ca.total_sq + cb.total_sq - 2 * self.pair[a, b]) != 0:
+                        return False
+        return True
+
+
+class JackknifeEstimator:
+    """Any metric of the report tables: delete-a-group jackknife over JK_GROUPS groups of deals
+    (game index mod JK_GROUPS), applied to the difference itself on the same groups; Student t
+    on JK_GROUPS - 1 degrees of freedom."""
+    name = "jackknife"
+
+    def __init__(self, metric: Metric, cands: list[Candidate], rotations: int, seed: int):
+        from simcli.engine import runner
+        self.metric, self.cands, self.rotations, self.seed = metric, cands, rotations, seed
+        for c in cands:
+            c.groups = [runner.accumulators_for(c.job) for _ in range(JK_GROUPS)]
+
+    def add(self, taps: dict) -> None:
+        """Fold one chunk's jackknife groups of every candidate that played it."""
+        for i, tap in taps.items():
+            for mine, theirs in zip(self.cands[i].groups, tap.groups):
+                mine.merge(theirs)
+
+    def estimate(self, i: int) -> tuple[float, float, float]:
         c = self.cands[i]
-        if self.metric.paired:
-            k = self._scale(i)
-            if self.metric.kind in SHARE_KINDS:
-                # a share in [0, 1] per deal: the report tables' interval (Wilson, effective n)
-                si = share_interval(int(c.total), int(c.total_sq), c.deals, k)
-                m, lo, hi = si["mean"], si["low"], si["high"]
-            else:
-                m, lo, hi = mean_ci(c.total / k, c.total_sq / k**2, c.deals)
-            off = self.metric.offset
-            c.estimate = (m - off, lo - off, hi - off)
-            return
         full = self._table_values(c, None)[0]
-        loo = np.array(self._table_values(c, range(JK_GROUPS)), dtype=float)
-        c.leave_out = loo
-        se = _jackknife_se(loo)
-        q = t_quantile(1 - (1 - 0.95) / 2, JK_GROUPS - 1)
-        c.estimate = (full, full - q * se, full + q * se)
+        c.leave_out = np.array(self._table_values(c, range(JK_GROUPS)), dtype=float)
+        se = stats.jackknife_se(c.leave_out)
+        q = stats.t_quantile(1 - (1 - 0.95) / 2, JK_GROUPS - 1)
+        return full, full - q * se, full + q * se
 
     def _table_values(self, c: Candidate, leave_out) -> list[float]:
         """The metric from the report tables: of all deals (None) or without each group."""
-        from simcli.report import tables as report
         from simcli.engine import runner
+        from simcli.report import tables as report
         results = []
         if leave_out is None:
             results.append(runner.Result(c.job, c.acc, c.deals, self.seed, rotations=self.rotations))
@@ -455,6 +413,74 @@ class Race:
         rows = cnt.filter((cnt["kind"] == "metric") & (cnt["metric"] == self.metric.name))
         return [float(v) for v in rows["value"]]
 
+    def linear(self, c: int, b: int, wc: float, wb: float, const: float) -> tuple[float, float, int | None]:
+        """(mean, se, df) of D = wc * metric_c + wb * metric_b + const, by the jackknife."""
+        mean = wc * self.cands[c].estimate[0] + wb * self.cands[b].estimate[0] + const
+        loo = wc * self.cands[c].leave_out + wb * self.cands[b].leave_out + const
+        return mean, stats.jackknife_se(loo), JK_GROUPS - 1
+
+    def identical(self, alive: list[int]) -> bool:
+        return False   # a table metric's per-deal values are not kept
+
+
+def schedule(games: int, first: int = FIRST_ROUND) -> list[int]:
+    """Cumulative games per candidate after each round: first, doubling, capped at ``games``."""
+    n, out = min(first, games), []
+    while n < games:
+        out.append(n)
+        n *= 2
+    return out + [games]
+
+
+class Race:
+    """The candidates, their integer tallies (through a paired or a jackknife estimator), and
+    the tests between them. ``alpha`` bounds, over the whole race, the probability that a
+    candidate at least as close to the target as every other is dropped: each of the planned
+    rounds tests at ``alpha / rounds`` (Bonferroni over the rounds, Holm within a round)."""
+
+    def __init__(self, cands: list[Candidate], metric: Metric, target: Target, seed: int,
+                 rotate: bool, alpha: float):
+        from simcli.engine import runner
+        self.cands, self.metric, self.target = cands, metric, target
+        self.seed, self.rotate, self.alpha = seed, rotate, alpha
+        self.rotations = cands[0].job.players if rotate else 1
+        self.round_alpha = alpha   # set by run() from the planned schedule
+        self.rounds: list[dict] = []
+        self.stop_reason = ""
+        for c in cands:
+            c.acc = runner.accumulators_for(c.job)
+            c.policy = runner.policy_tally_for(c.job, self.rotations) if rotate else None
+        kind = PairedEstimator if metric.paired else JackknifeEstimator
+        self.est = kind(metric, cands, self.rotations, seed)
+
+    def alive(self) -> list[int]:
+        return [i for i, c in enumerate(self.cands) if c.status == "racing"]
+
+    def play(self, start: int, stop: int, chunk: int, ex, bar=None) -> None:
+        """Games [start, stop) for every survivor, chunk by chunk, folding integer sums; the chunk
+        tasks run on ``ex`` (here or on Dask) and come back in task order."""
+        from simcli.engine import runner
+        alive = self.alive()
+        keys = [(s, e, i) for s, e in runner.plan_chunks(start, stop - start, chunk) for i in alive]
+        tasks = ((self.cands[i].job, self.metric, self.seed, s, e, self.rotate) for s, e, i in keys)
+        taps = {}
+        for (s, e, i), (ct, tap, seconds) in zip(keys, ex.map(race_chunk, tasks)):
+            c = self.cands[i]
+            c.wall += seconds
+            c.acc.merge(ct.acc)
+            if ct.policy is not None:
+                c.policy.merge(ct.policy)
+            c.deals += ct.games
+            taps[i] = tap
+            if bar is not None:
+                bar.update(ct.games * self.rotations)
+            if i == alive[-1]:          # the chunk is complete for every survivor
+                self.est.add(taps)
+                taps = {}
+
+    def estimate(self, i: int) -> None:
+        self.cands[i].estimate = self.est.estimate(i)
+
     def distance(self, i: int, best_value: float | None = None) -> float:
         m = self.cands[i].estimate[0]
         if self.target.goal == "value":
@@ -464,50 +490,19 @@ class Race:
         return m - best_value if self.target.goal == "min" else best_value - m
 
     # -- tests
-    def _linear(self, c: int, b: int, wc: float, wb: float, const: float) -> tuple[float, float, int | None]:
-        """(mean, se, df) of D = wc * metric_c + wb * metric_b + const over the shared deals."""
-        mc, mb = self.cands[c].estimate[0], self.cands[b].estimate[0]
-        mean = wc * mc + wb * mb + const
-        if not self.metric.paired:
-            loo = wc * self.cands[c].leave_out + wb * self.cands[b].leave_out + const
-            return mean, _jackknife_se(loo), JK_GROUPS - 1
-        n = self.cands[c].deals
-        if n < 2:
-            return mean, math.nan, None
-        kc, kb = self._scale(c), self._scale(b)
-        cc, cb = self.cands[c], self.cands[b]
-        xc, xb = cc.total / n, cb.total / n
-        var_c = (cc.total_sq / n - xc * xc) / kc**2
-        var_b = (cb.total_sq / n - xb * xb) / kb**2
-        cov = (self.pair[min(c, b), max(c, b)] / n - xc * xb) / (kc * kb)
-        var = max(wc * wc * var_c + wb * wb * var_b + 2 * wc * wb * cov, 0.0) * n / (n - 1)
-        return mean, math.sqrt(var / n), None
-
     def p_worse(self, c: int, b: int) -> float:
         """One-sided p-value of "candidate c is farther from the target than b"."""
+        lin = self.est.linear
         if self.target.goal != "value":
             w = 1.0 if self.target.goal == "min" else -1.0
-            return _one_sided_p(*self._linear(c, b, w, -w, 0.0))
+            return stats.one_sided_p(*lin(c, b, w, -w, 0.0))
         T = self.target.value
         s = np.sign(self.cands[c].estimate[0] - T)
         if s == 0 or not math.isfinite(s):
             return 1.0
-        p1 = _one_sided_p(*self._linear(c, b, s, -1.0, -s * T + T))
-        p2 = _one_sided_p(*self._linear(c, b, s, 1.0, -s * T - T))
+        p1 = stats.one_sided_p(*lin(c, b, s, -1.0, -s * T + T))
+        p2 = stats.one_sided_p(*lin(c, b, s, 1.0, -s * T - T))
         return max(p1, p2)
-
-    def identical(self, alive: list[int]) -> bool:
-        """Every survivor gave the same value on every deal (paired metrics only)."""
-        if not self.metric.paired:
-            return False
-        for a in alive:
-            for b in alive:
-                if a < b:
-                    ca, cb = self.cands[a], self.cands[b]
-                    if self._scale(a) != self._scale(b) or (
-                            ca.total_sq + cb.total_sq - 2 * self.pair[a, b]) != 0:
-                        return False
-        return True
 
     def best(self, alive: list[int]) -> int:
         def key(i):
@@ -516,7 +511,8 @@ class Race:
         return min(alive, key=key)
 
     def judge(self) -> int:
-        """Estimates, the best survivor, and this round's drops (Holm); returns the best."""
+        """Estimates, the best survivor, and this round's drops (Holm at ``round_alpha``); a
+        dropped candidate keeps the best's estimate of its round (``best_then``)."""
         alive = self.alive()
         for i in alive:
             self.estimate(i)
@@ -526,23 +522,31 @@ class Race:
         for i, p in zip(others, ps):
             self.cands[i].p_value = p
         self.cands[b].p_value = None
-        for i, drop in zip(others, holm(ps, self.alpha) if ps else []):
+        for i, drop in zip(others, stats.holm(ps, self.round_alpha) if ps else []):
             if drop:
                 self.cands[i].status = "dropped"
+                self.cands[i].best_then = self.cands[b].estimate[0]
         return b
+
+    def round_level(self, planned: int) -> float:
+        """Each round's level: Bonferroni over the planned rounds (they sum to alpha)."""
+        return self.alpha / planned
 
     def run(self, games: int, chunk: int, progress: bool = False, first: int = FIRST_ROUND,
             ex=None) -> None:
-        """Race to the end; every candidate's status becomes best, indistinguishable or dropped."""
+        """Race to the end; every candidate's status becomes best, indistinguishable or dropped.
+        Chunk tasks run on ``ex`` (default: here)."""
         from tqdm import tqdm
         if ex is None:
             from simcli.engine.executor import LocalExecutor
             ex = LocalExecutor()
+        plan = schedule(games, first)
+        self.round_alpha = self.round_level(len(plan))
         bar = tqdm(total=len(self.cands) * games * self.rotations, unit="game", unit_scale=True,
                    disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False)
         played = 0
         try:
-            for n in schedule(games, first):
+            for n in plan:
                 before = len(self.alive())
                 self.play(played, n, chunk, ex, bar)
                 played = n
@@ -553,7 +557,7 @@ class Race:
                 if len(alive) == 1:
                     self.stop_reason = "one candidate left"
                     break
-                if self.identical(alive):
+                if self.est.identical(alive):
                     self.stop_reason = "the survivors gave the same value of the metric on every deal"
                     break
             else:
@@ -563,14 +567,6 @@ class Race:
         b = self.best(self.alive())
         for i in self.alive():
             self.cands[i].status = "best" if i == b else "indistinguishable"
-
-
-def _jackknife_se(loo: np.ndarray) -> float:
-    """Delete-a-group jackknife standard error from the leave-one-group-out estimates."""
-    g = len(loo)
-    if not np.all(np.isfinite(loo)):
-        return math.nan
-    return math.sqrt((g - 1) / g * float(((loo - loo.mean()) ** 2).sum()))
 
 
 # ------------------------------------------------------------------------------ entry points
@@ -612,7 +608,9 @@ def tune_table(r: Race):
     for i, c in enumerate(r.cands):
         m, lo, hi = c.estimate
         rows.append({**c.values, "games": c.deals, "metric": m, "ci_low": lo, "ci_high": hi,
-                     "distance": r.distance(i, alive_best.estimate[0]), "status": c.status,
+                     # a dropped candidate against the best of the round that dropped it
+                     "distance": r.distance(i, c.best_then if c.status == "dropped" else alive_best.estimate[0]),
+                     "status": c.status,
                      "p_value": c.p_value})
     return pl.DataFrame(rows, infer_schema_length=None)
 
@@ -636,7 +634,8 @@ def verdict_lines(r: Race, games: int) -> list[str]:
                      f"over {c.deals:,} deals" + (" (best)" if c.status == "best" and len(keep) > 1 else ""))
     lines.append(f"games used {used:,} of {grid:,} for the full grid ({100 * used / grid:.1f}%)"
                  + (f", each deal x {r.rotations} rotations" if r.rotations > 1 else "")
-                 + f"; drops at family-wise alpha {r.alpha} per round (Holm)")
+                 + f"; a best value is dropped with probability at most {r.alpha} over the race "
+                 f"({r.alpha:g} / {round(r.alpha / r.round_alpha)} planned rounds each, Holm within a round)")
     return lines
 
 
@@ -730,9 +729,9 @@ class TuneAnalysis:
     def meta(self, spec, results) -> dict:
         r = self.race
         return {"axes": list(self.rules),
-                "tune": {"target": self.target.describe(),
-                         "metric_test": "paired" if r.metric.paired else "jackknife",
-                         "alpha": self.alpha, "first_round": self.first, "rounds": r.rounds,
+                "tune": {"target": self.target.describe(), "metric_test": r.est.name,
+                         "alpha": self.alpha, "alpha_per_round": r.round_alpha,
+                         "first_round": self.first, "rounds": r.rounds,
                          "stop": r.stop_reason, "games_used": sum(c.deals for c in r.cands),
                          "full_grid_games": len(r.cands) * spec.games[0]}}
 

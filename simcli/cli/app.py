@@ -125,14 +125,24 @@ def ablate_cmd(
     variant: VariantOpt = None, players: PlayersOpt = None,
     policy: Annotated[Optional[str], typer.Option("--policy", help="base policy of every seat (default: the game's heuristic)")] = None,
     restrictions: Annotated[Optional[str], typer.Option("--restrictions", help="comma-separated restrictions (default: every one; see `simcli list`)")] = None,
-    games: Annotated[int, typer.Option("--games", min=1, help="deals per restriction (each replayed once per seat)")] = 20_000,
+    games: Annotated[int, typer.Option("--games", min=1, help="deals per restriction: game indices 0..N-1, each played once per seat of the restricted seat and once all-base")] = 20_000,
     seed: SeedOpt = None, rule: RuleOpt = None, threads: ThreadsOpt = None, out: OutOpt = None,
     fmt: FormatOpt = "parquet", chunk: ChunkOpt = DEFAULT_CHUNK, html: HtmlOpt = False,
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
-    """What each option is worth: one restricted seat vs the base policy on the same deals."""
+    """What each option is worth: one restricted seat vs the base policy on the same deals.
+
+    Deal d is game index d under --seed (the cards depend only on seed and game index); `simcli
+    trace --seed S --game-index d` replays it. Each deal is played once per seat of the
+    restricted seat: rotation r puts POLICY+RESTRICTION at seat (P - r) mod P, the base policy
+    elsewhere. The base arm is the all-base game of the same index: its share per seat is exactly
+    1/P when every game has a winner, so diff = restricted share - 1/P. The interval is the 95%
+    normal interval of the mean per-deal difference over deals (the deal is the unit; deals are
+    independent, a deal's rotations are not); p_holm is Holm-adjusted across the restrictions.
+    See docs/balance.md.
+    """
     from simcli.analyses import ablate
     output = _output(out, force)
     job, analysis = ablate.ablate_plan(game, variant, players, policy, restrictions, rule, date)
@@ -213,7 +223,7 @@ def tune_cmd(
     rotate: RotateOpt = False,
     games: Annotated[int, typer.Option("--games", min=tune_defaults.JK_GROUPS, help="the most games any one candidate plays")] = tune_defaults.DEFAULT_GAMES,
     seed: SeedOpt = None,
-    alpha: Annotated[float, typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate of each round's drops")] = tune_defaults.DEFAULT_ALPHA,
+    alpha: Annotated[float, typer.Option("--alpha", min=1e-9, max=0.5, help="most probability, over the whole race, that a best value is dropped (split over the planned rounds)")] = tune_defaults.DEFAULT_ALPHA,
     threads: ThreadsOpt = None, chunk: ChunkOpt = DEFAULT_CHUNK, out: OutOpt = None, fmt: FormatOpt = "parquet",
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,

@@ -508,12 +508,20 @@ def _ablations_section(figs: _Figures, abl: pl.DataFrame) -> str:
     """What each option is worth: the ablations table and its differences with intervals."""
     kind = "success rate" if "success_rate_base" in abl.columns else "win share"
     intro = ('<p>Each row: one seat plays the base policy with one restriction against the base '
-             f"policy, seat-rotated, on the same deals as the all-base game; <code>diff</code> is the "
-             f"restricted seat's {kind} minus the base seat's (negative: the forbidden option is worth "
-             "that much to the base policy). <code>p_holm</code> is Holm-corrected across the "
-             "restrictions; <code>forbidden_per_game</code> is how often the base policy took the "
-             "forbidden option per seat and game (near 0: the option is hardly used, so its "
-             "<code>diff</code> is near 0 whatever it is worth).</p>")
+             f"policy; <code>diff</code> is the restricted seat's {kind} minus the base seat's "
+             "(negative: the forbidden option is worth that much to the base policy). "
+             "<code>p_holm</code> is Holm-corrected across the restrictions; "
+             "<code>forbidden_per_game</code> is how often the base policy took the forbidden option "
+             "per seat and game (near 0: the option is hardly used, so its <code>diff</code> is near 0 "
+             "whatever it is worth).</p>"
+             "<p class=\"muted\">Deal d is game index d under the run's seed (the cards depend only on "
+             "seed and game index; <code>simcli trace --game-index d</code> replays it). Each deal is "
+             "played once per seat of the restricted seat (rotation r puts it at seat (P&minus;r) mod P) "
+             "and once with every seat on the base policy: the base arm, whose share per seat is "
+             "exactly 1/P when every game has a winner. Interval: 95% normal interval of the mean "
+             "per-deal difference over deals (the deal is the unit: deals are independent, a deal's "
+             "rotations share its cards); rough when the option is so rarely used that the "
+             "difference is almost always 0.</p>")
     img = ""
     if figs.room():
         labels = [f"+{r['restriction']}" + ("" if abl["game"].n_unique() == 1 else f" ({r['game']})")
@@ -747,9 +755,18 @@ def _tune_section(tune: pl.DataFrame, meta: dict, report_dir: Path) -> str:
     same = tune.filter(pl.col("status") == "indistinguishable") if "status" in tune.columns else tune.head(0)
     rules = [c for c in tune.columns if c not in ("games", "metric", "ci_low", "ci_high", "distance",
                                                   "status", "p_value")]
-    out = [f"<p>Target <b>{esc(info.get('target', '?'))}</b>; test: {esc(info.get('metric_test', '?'))}; "
-           f"drops at family-wise alpha {esc(info.get('alpha', '?'))} per round (Holm); "
-           f"stopped: {esc(info.get('stop', '?'))}.</p>"]
+    per_round = info.get("alpha_per_round")
+    spend = (f"a best value is dropped with probability at most alpha = {esc(info.get('alpha', '?'))} over "
+             f"the race ({fmt(per_round)} in each planned round, Holm within a round)" if per_round is not None
+             else f"drops at family-wise alpha {esc(info.get('alpha', '?'))} per round (Holm)")  # older folders
+    test = {"paired": "paired per-deal differences, normal test",
+            "jackknife": "delete-a-group jackknife over 20 groups of deals, Student t (19 df)"}
+    out = [f"<p>Target <b>{esc(info.get('target', '?'))}</b>; test: "
+           f"{esc(test.get(info.get('metric_test'), info.get('metric_test', '?')))}; {spend}; "
+           f"stopped: {esc(info.get('stop', '?'))}. Intervals: 95%, the deal as the unit (shares: "
+           "Wilson with effective n; other means: normal; table metrics: jackknife t). A dropped "
+           "candidate's <code>distance</code> is measured against the best of the round that dropped "
+           "it (for =min / =max).</p>"]
     for row in best.iter_rows(named=True):
         label = ", ".join(f"{r}={fmt(row[r])}" for r in rules)
         out.append(f"<p>Best: <b>{esc(label)}</b>: {fmt(row['metric'])} "
@@ -772,6 +789,10 @@ ARC_METRICS = (("lead_changes", "lead changes"), ("comeback_rate", "comeback rat
                ("decided_at", "decided at (k/K)"), ("last_swing", "last swing"))
 
 
+def _nan_for_null(values: list) -> list[float]:
+    return [float("nan") if v is None else float(v) for v in values]
+
+
 def arc_figure(arc: pl.DataFrame, title_of, ax) -> int:
     """leader_wins (with 95% intervals) against checkpoints counted from the end, one line per
     job (at most MAX_LINES); returns the number of lines drawn."""
@@ -785,9 +806,10 @@ def arc_figure(arc: pl.DataFrame, title_of, ax) -> int:
             break
         part = part.sort("checkpoint")
         x = part["checkpoint"].to_list()
-        y = part["leader_wins"].to_list()
+        # a null (no estimate, or no interval) is a gap in the line or the band, never a 0
+        y, lo, hi = (_nan_for_null(part[c].to_list()) for c in ("leader_wins", "ci_low", "ci_high"))
         line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=_short(title_of(dict(zip(keys, key)))))
-        ax.fill_between(x, part["ci_low"].to_list(), part["ci_high"].to_list(), color=line.get_color(), alpha=.15)
+        ax.fill_between(x, lo, hi, color=line.get_color(), alpha=.15)
         n += 1
     ax.set_xlabel("checkpoints before the end (0 = final standing)")
     ax.set_ylabel("a leader there wins")
@@ -940,9 +962,16 @@ def render_html(report_dir: Path, shown_as: Path | None = None) -> str:
     body.append('<p class="muted">Intervals are 95% and treat the deal as the independent unit '
                 "(a deal's rotations are one unit). Seat, policy and ladder win shares: Wilson score "
                 "interval with effective n = deals &times; p(1&minus;p) / s&sup2;, s&sup2; the variance of "
-                "the per-deal shares (shared wins and rotations included). Differences between two "
-                "policies on the same deals: normal interval of the mean per-deal difference. "
-                "See docs/balance.md.</p>")
+                "the per-deal shares (shared wins and rotations included); if every deal gave the same "
+                "share p, the point [p, p]. Differences between two policies on the same deals, and "
+                "ablate's restricted minus base: normal interval of the mean per-deal difference "
+                "(rough for a handful of deals). Game arc <code>leader_wins</code>: a ratio estimator "
+                "over deals, Wilson with its effective n; where a leader always or never won, Wilson "
+                "over the games reaching the checkpoint (with rotation, the deals that do), so a "
+                "checkpoint few games reach has a wide interval; no interval is drawn where there is "
+                "none. Tune: the seat interval for shares, a normal interval for other means, a "
+                "20-group jackknife t interval (19 df) for other metrics. See docs/balance.md, "
+                "\"How the intervals are computed\".</p>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n"

@@ -188,6 +188,7 @@ def arc_rows(results: list[Result]) -> list[dict]:
                 # the deal is the unit: a ratio estimator over deals (a deal's rotations together)
                 d = [int(x) for x in acc.arc_deal[slot0 + i]]
                 _, lo, hi = ratio_interval(*d, deals)
+                lo, hi = (lo, hi) if lo == lo else (None, None)   # no interval: null
                 cg = int(table[i, arc.T_CHANGE_GAMES])
                 rows.append({**k, "counted": counted, "checkpoint": first + i, "games": games,
                              "leader_wins": share, "ci_low": lo, "ci_high": hi,
