@@ -257,6 +257,24 @@ def test_a_tied_best_is_dropped_at_most_at_rate_alpha_over_the_whole_race():
     assert first / reps <= 0.05 + slack and either / reps <= 0.10 + slack, (first, either)
 
 
+def test_a_dropped_candidates_distance_is_against_the_best_of_its_round():
+    # =min: candidate 1 (mean 26) is dropped after the first 1,000 deals; its distance is its
+    # mean minus the best's mean over those same 1,000 deals, not over all the best's deals
+    rng = np.random.default_rng(7)
+    luck = rng.poisson(20, 8000)
+    xs = [luck + rng.poisson(1.0, 8000), luck + rng.poisson(6.0, 8000), luck + rng.poisson(1.05, 8000)]
+    r = _SyntheticRace(xs, "x=min")
+    r.run(8000, tune.DEFAULT_CHUNK, first=1000)
+    t = tune.tune_table(r)
+    assert t["status"].to_list()[1] == "dropped" and t["games"].to_list()[1] == 1000
+    best = t["status"].to_list().index("best")
+    n_best = t["games"][best]
+    assert n_best > 1000   # the third candidate kept the race going past the first round
+    expected = xs[1][:1000].mean() - xs[best][:1000].mean()
+    assert t["distance"][1] == pytest.approx(expected, abs=1e-12)
+    assert t["distance"][1] != pytest.approx(xs[1][:1000].mean() - xs[best][:n_best].mean(), abs=1e-6)
+
+
 def test_a_clearly_farther_candidate_is_dropped():
     # per-deal sd of the difference ~4.6 over 400 deals (se ~0.23; the sum has the shared luck
     # twice: se ~0.51): every case below is at z >= 3.9
