@@ -63,6 +63,8 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
                       for r in mod.RULES],
             "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
             "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
+            "knobs": [{"name": k.name, "default": k.default, "lo": k.lo, "hi": k.hi, "help": k.help}
+                      for k in getattr(mod, "KNOBS", ())],
         })
     if as_json:
         typer.echo(json.dumps(info, indent=2))
@@ -84,6 +86,10 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
             typer.echo("  restrictions (POLICY+NAME, e.g. heuristic+" + g["restrictions"][0]["name"] + "):")
             for r in g["restrictions"]:
                 typer.echo(f"    {r['name']}  {r['help']}")
+        if g["knobs"]:
+            typer.echo("  tuned knobs (heuristic default [range]; trained values: configs/tuned/):")
+            for k in g["knobs"]:
+                typer.echo(f"    {k['name']} = {k['default']}  [{k['lo']}..{k['hi']}]  {k['help']}")
 
 
 RotateOpt = Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies (paired policy comparison)")]
@@ -337,6 +343,55 @@ def compile_cmd(
 from .tune import tune_cmd  # noqa: E402 - the command lives in simcli/tune.py
 
 app.command("tune")(tune_cmd)
+
+
+@app.command("train")
+def train_cmd(
+    game: Annotated[str, typer.Argument(help="game id (a game with knobs: see `simcli list`)")],
+    players: Annotated[Optional[int], typer.Option("--players", help="player count (default: the variant's first)")] = None,
+    variant: Annotated[Optional[str], typer.Option("--variant", help="variant to train on (default: the game's default; its file is then <game>-<variant>-<P>p.toml)")] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="master seed: deals and mutations")] = 1,
+    generations: Annotated[int, typer.Option("--generations", min=1, max=10000, help="generations of the (1+lambda) search")] = 24,
+    candidates: Annotated[int, typer.Option("--candidates", min=1, max=1000, help="children per generation")] = 10,
+    games: Annotated[int, typer.Option("--games", min=1, max=10**7, help="deals per child and opponent in stage A (each played once per seat rotation)")] = 300,
+    finalists: Annotated[int, typer.Option("--finalists", min=1, max=1000, help="children raced again in stage B")] = 3,
+    final_games: Annotated[int, typer.Option("--final-games", min=1, max=10**7, help="deals per contender, opponent and exploit in stage B")] = 600,
+    pool: Annotated[str, typer.Option("--pool", help="opponents, comma-separated: incumbent, or any policy text (heuristic, heuristic+bid-zero, tuned@FILE, mc:4)")] = "heuristic,incumbent",
+    exploits: Annotated[Optional[str], typer.Option("--exploits", help="restrictions whose gain is penalised, comma-separated, or none (default: all the game's)")] = None,
+    exploit_weight: Annotated[float, typer.Option("--exploit-weight", min=0.0, max=1000.0, help="fitness = mean pool share - weight x sum of positive exploit gains")] = 2.0,
+    start: Annotated[str, typer.Option("--start", help="heuristic (the knobs' defaults) or a parameter file to start from")] = "heuristic",
+    out: Annotated[Optional[str], typer.Option("--out", help="parameter file to write (default configs/tuned/<game>[-<variant>]-<P>p.toml); see --force")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
+    threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores; results do not depend on it)")] = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar")] = False,
+) -> None:
+    """Search a game's tuned knobs by racing on common, seat-rotated deals; write the parameter file."""
+    import time
+    from . import runner
+    from . import train as tr
+    from . import tuned
+    from .compile import ensure_compiled
+    s = tr.Settings(game, players or 0, variant, seed, generations, candidates, games, finalists,
+                    final_games, tr._split(pool) or [], tr._split(exploits), exploit_weight, start)
+    if not s.pool:
+        raise SimError("--pool is empty; give opponents such as heuristic,incumbent")
+    job = cfg.resolve(game, variant, players, policy="heuristic")
+    s.players = job.players
+    target = out or str(tr.default_out(game, variant, job.players))
+    output = OutputFile(target, force=force).validate()
+    trainer = tr.Trainer(s, progress=not no_progress and sys.stderr.isatty())
+    ensure_compiled([job], lambda line: print(line, file=sys.stderr, flush=True))
+    runner.set_threads(threads)
+    t0 = time.time()
+    trainer.run()
+    wall = time.time() - t0
+    prov = tr.provenance(s, trainer.arena, trainer.fitness, target)
+    text = tuned.render(game, job.players, job.variant, trainer.incumbent, trainer.arena.knobs, prov)
+    output.write_text(text)
+    typer.echo(f"trained {game} {job.players}p ({job.variant}) in {wall:.1f} s:")
+    for line in tr.summary_lines(trainer):
+        typer.echo(line)
+    typer.echo(f"wrote {target}")
 
 
 def _one_line(e) -> str:
