@@ -80,7 +80,8 @@ POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, No
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly. Estimates are in
 # half-tricks ("halves"). docs/games/forecasts-bid.md, "tuned".
 (K_SURE, K_LOW_TRUMP, K_KING, K_QUEEN, K_ROUND, K_CLEAR_HALVES, K_CLEAR_TRUMPS, K_CLEAR_SURE,
- K_EXT_SLACK, K_INVEST_SPEND, K_INVEST_REP, K_MARKET_TOL, K_MARKET_K, K_FORCED_WIN) = range(14)
+ K_EXT_SLACK, K_INVEST_SPEND, K_INVEST_REP, K_MARKET_TOL, K_MARKET_K, K_MARKET_BUY,
+ K_FORCED_WIN) = range(15)
 KNOBS = (
     Knob("sure_halves", K_SURE, 2, 0, 6, "halves per sure trick (Diamond Q, K, A; side Aces)"),
     Knob("low_trump_halves", K_LOW_TRUMP, 1, 0, 4, "halves per Diamond below the Queen"),
@@ -98,6 +99,8 @@ KNOBS = (
     Knob("market_tolerance", K_MARKET_TOL, 0, 0, 8,
          "Market: act only when the estimate is more than this many halves off 2 x bid"),
     Knob("market_cards", K_MARKET_K, 1, 1, 3, "cards per Draw / Buy (at most Market Spend)"),
+    Knob("market_buy", K_MARKET_BUY, 1, 0, 1,
+         "1 = Buy when the Market card it wants is an improvement (else Draw); 0 = always Draw"),
     Knob("forced_win_strongest", K_FORCED_WIN, 0, 0, 1,
          "ducking but every legal card wins: 0 = play the weakest, 1 = the strongest"),
 )
@@ -1093,7 +1096,7 @@ def heuristic_action(hand, market, bid, offered, kn, b):
         if abs(halves - target) > kn[b + K_MARKET_TOL]:
             shed_strong = halves > target
             want_take = -1      # the Market card it buys (-1: the Draw Deck's top)
-            if (offered >> A_BUY) & 1:
+            if (offered >> A_BUY) & 1 and kn[b + K_MARKET_BUY]:
                 if shed_strong:
                     c = weakest(market)
                     if strength(c) < strength(strongest(hand)):

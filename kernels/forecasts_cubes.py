@@ -76,8 +76,9 @@ KNOBS = (
     Knob("sluff_high", K_SLUFF_HIGH, 0, 0, 1,
          "void in the led suit: shed 0 = its lowest-ranked card of the other colour, 1 = its highest"),
     Knob("lead_low", K_LEAD_LOW, 0, 0, 1, "leading: 0 = its highest card of its colour, 1 = its lowest"),
-    Knob("advisory_gain", K_ADV_GAIN, 1, 1, 4,
-         "play the Advisory only when the double move gains at least this many round points over every single"),
+    Knob("advisory_gain", K_ADV_GAIN, 1, -4, 4,
+         "play the Advisory only when the double move gains at least this many round points over "
+         "every single (<= 0: also when it gains nothing or loses up to -gain)"),
     Knob("advisory_round", K_ADV_ROUND, 0, 0, 12, "... and only from this round on (0 = the first)"),
     Knob("move_tiebreak", K_TIEBREAK, 0, 0, 1,
          "moves worth the same round points: 0 = the first, 1 = the one leaving fewer cubes in the "
