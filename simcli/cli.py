@@ -385,7 +385,8 @@ def train_cmd(
     t0 = time.time()
     trainer.run()
     wall = time.time() - t0
-    prov = tr.provenance(s, trainer.arena, trainer.fitness, target)
+    shown = target if out else f"configs/{tuned.TUNED_DIR}/{Path(target).name}"   # the default, as typed
+    prov = tr.provenance(s, trainer.arena, trainer.fitness, shown)
     text = tuned.render(game, job.players, job.variant, trainer.incumbent, trainer.arena.knobs, prov)
     output.write_text(text)
     typer.echo(f"trained {game} {job.players}p ({job.variant}) in {wall:.1f} s:")
