@@ -247,3 +247,27 @@ def test_mc_rollouts_on_tuned_with_default_knobs_are_heuristic_rollouts(mod, gam
     assert (play(mod, job.params, seats, n=60) == base).all()
     trained = cfg.resolve(game, None, players, seats=",".join(["mc:2:tuned"] + ["heuristic"] * (players - 1)))
     assert not (play(mod, job.params, trained.seats, n=60) == base).all()
+
+
+def test_train_command_writes_through_the_output_contract(tmp_path):
+    """Same command twice -> the same file but its date line; an existing file needs --force;
+    the file it writes is a valid knob file that a tuned seat plays."""
+    f = tmp_path / "k.toml"
+    args = [sys.executable, "-m", "simcli.cli", "train", "forecasts-cubes", "--players", "3", "--seed", "3",
+            "--generations", "2", "--candidates", "2", "--games", "20", "--final-games", "20",
+            "--finalists", "1", "--no-progress", "--out", str(f)]
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stderr
+    first = f.read_text()
+    r = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env)
+    assert r.returncode == 2 and "already exists" in r.stderr and "--force" in r.stderr
+    r = subprocess.run(args + ["--force"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stderr
+
+    def undated(text):
+        return [line for line in text.splitlines() if not line.startswith("date = ")]
+    assert undated(f.read_text()) == undated(first)
+    job = cfg.resolve("forecasts-cubes", None, 3, policy=f"tuned@{f}")
+    assert (job.seats[:, SEAT_KNOBS:SEAT_KNOBS + fc.NK] ==
+            tuned.row_of(fc, tuned.load_file(fc, f, 3))[:fc.NK]).all()
