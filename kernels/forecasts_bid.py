@@ -33,7 +33,7 @@ from .cards import (
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
+from .spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
 GAME_ID = "forecasts-bid"
 VERSION = 2
@@ -63,16 +63,49 @@ RULES = (
                 "says 'finish strictly above'; they differ only after a sudden death"),
 )
 
-P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC = 0, 1, 2, 3
+P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED = 0, 1, 2, 3, 4
 
 
 # ``rival`` is the Rival's automaton: only for the Rival's own seat row (``extra_seats``), never
 # for a player seat (the kernel recognises the Rival Station by that code in the third seat row).
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL, "mc": P_MC}
+# ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below).
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL, "mc": P_MC,
+            "tuned": P_TUNED}
 FIXED_POLICIES = ("rival",)
 # mc:BUDGET:ROLLOUT - samples per decision (every option is played forward from each sample)
 # and the policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+
+# ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
+# spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly. Estimates are in
+# half-tricks ("halves"). docs/games/forecasts-bid.md, "tuned".
+(K_SURE, K_LOW_TRUMP, K_KING, K_QUEEN, K_ROUND, K_CLEAR_HALVES, K_CLEAR_TRUMPS, K_CLEAR_SURE,
+ K_EXT_SLACK, K_INVEST_SPEND, K_INVEST_REP, K_MARKET_TOL, K_MARKET_K, K_MARKET_BUY,
+ K_FORCED_WIN) = range(15)
+KNOBS = (
+    Knob("sure_halves", K_SURE, 2, 0, 6, "halves per sure trick (Diamond Q, K, A; side Aces)"),
+    Knob("low_trump_halves", K_LOW_TRUMP, 1, 0, 4, "halves per Diamond below the Queen"),
+    Knob("king_halves", K_KING, 1, 0, 4, "halves per side King with another card of its suit"),
+    Knob("queen_halves", K_QUEEN, 0, 0, 4, "halves per side Queen with two more cards of its suit"),
+    Knob("round_up", K_ROUND, 1, -4, 6, "bid = (halves + round_up) // 2, at least 0"),
+    Knob("clear_halves", K_CLEAR_HALVES, 0, -1, 20,
+         "Clear Skies (bid 0) when the estimate is at most this many halves ..."),
+    Knob("clear_trumps", K_CLEAR_TRUMPS, 13, 0, 13, "... and the hand holds at most this many Diamonds ..."),
+    Knob("clear_sure", K_CLEAR_SURE, 13, 0, 13, "... and at most this many sure tricks"),
+    Knob("extended_slack", K_EXT_SLACK, 0, 0, 7,
+         "an Extended bid (5, 7) needs sure tricks >= bid - slack, else one less"),
+    Knob("invest_spend", K_INVEST_SPEND, 1, -1, 2, "invest when Market Spend is at most this (-1: never)"),
+    Knob("invest_rep", K_INVEST_REP, 2, 1, 60, "... and Reputation is at least this"),
+    Knob("market_tolerance", K_MARKET_TOL, 0, 0, 8,
+         "Market: act only when the estimate is more than this many halves off 2 x bid"),
+    Knob("market_cards", K_MARKET_K, 1, 1, 3, "cards per Draw / Buy (at most Market Spend)"),
+    Knob("market_buy", K_MARKET_BUY, 1, 0, 1,
+         "1 = Buy when the Market card it wants is an improvement (else Draw); 0 = always Draw"),
+    Knob("forced_win_strongest", K_FORCED_WIN, 0, 0, 1,
+         "ducking but every legal card wins: 0 = play the weakest, 1 = the strongest"),
+)
+NK = len(KNOBS)
+KNOB_DEFAULTS = np.array([k.default for k in KNOBS], dtype=np.int64)
 
 # ---- the game's numbers (rulebook sections 3-6) ---------------------------------------------
 MAX_SEATS = 4
@@ -206,7 +239,8 @@ S_DRAWS = S_MCARG + 2 * MAX_SEATS
 S_NEXT = S_DRAWS + N_CARDS
 S_FORBID = S_NEXT + MAX_SEATS      # + seat: restriction bits it obeys (restricted play)
 S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
-ST_SIZE = S_WATCH + MAX_SEATS
+S_KNOB = S_WATCH + MAX_SEATS       # + NK * seat: the seat's knobs (KNOBS; a heuristic seat: the defaults)
+ST_SIZE = S_KNOB + NK * MAX_SEATS
 
 # ---- restrictions (restricted play, ``POLICY+RESTRICTION``; docs/games/forecasts-bid.md) -------
 X_NO_INVEST, X_NO_MARKET, X_NO_BUY, X_NO_DRAW, X_BID_ZERO, X_NO_CLEAR, X_NO_EXTENDED = range(7)
@@ -397,6 +431,8 @@ def init_game(st, players, market_on):
     for s in range(MAX_SEATS):
         st[S_FORBID + s] = 0
         st[S_WATCH + s] = 0
+        for k in range(NK):
+            st[S_KNOB + NK * s + k] = KNOB_DEFAULTS[k]
 
 
 @jit
@@ -771,37 +807,77 @@ for _s in range(4):
         KING_MASK |= np.int64(1) << np.int64(_s * N_RANKS + RANK_K)
 
 
+QUEEN_MASK = np.int64(0)
+for _s in range(4):
+    if _s != DIAMONDS:
+        QUEEN_MASK |= np.int64(1) << np.int64(_s * N_RANKS + RANK_Q)
+
+
 @jit
-def estimate(hand):
-    """(estimated half-tricks, sure tricks): Q K A of Diamonds and side Aces are sure tricks (two
-    halves each); a lower Diamond, or a side King with another card of its suit, is half a trick."""
+def estimate_k(hand, kn, b):
+    """(estimated half-tricks, sure tricks) with the knob row ``kn[b:b + NK]``: Q K A of
+    Diamonds and side Aces are sure tricks (sure_halves each); a lower Diamond low_trump_halves;
+    a side King with another card of its suit king_halves; a side Queen with two more cards of
+    its suit queen_halves."""
     sure = popcount(hand & HIGH_TRUMP_MASK) + popcount(hand & ACE_MASK)
     low_trumps = popcount(hand & SUIT_MASK[DIAMONDS] & ~HIGH_TRUMP_MASK)
     kings = 0
+    queens = 0
     for su in range(4):
         if su != DIAMONDS:
-            k = hand & KING_MASK & SUIT_MASK[su]
-            if k and popcount(hand & SUIT_MASK[su]) >= 2:
+            n = popcount(hand & SUIT_MASK[su])
+            if hand & KING_MASK & SUIT_MASK[su] and n >= 2:
                 kings += 1
-    return 2 * sure + low_trumps + kings, sure
+            if hand & QUEEN_MASK & SUIT_MASK[su] and n >= 3:
+                queens += 1
+    halves = (kn[b + K_SURE] * sure + kn[b + K_LOW_TRUMP] * low_trumps + kn[b + K_KING] * kings
+              + kn[b + K_QUEEN] * queens)
+    return halves, sure
+
+
+@jit
+def estimate(hand):
+    """The heuristic's estimate (the default knobs): sure tricks two halves each; a lower
+    Diamond, or a side King with another card of its suit, is half a trick."""
+    return estimate_k(hand, KNOB_DEFAULTS, 0)
+
+
+@jit
+def knob_bid(hand, top, kn, b):
+    """The bid by the knob row ``kn[b:]``: Clear Skies for a weak hand (clear_halves,
+    clear_trumps, clear_sure), else the estimate rounded (round_up); an Extended bid (5, 7)
+    only when at most extended_slack of it is not sure tricks, else one less."""
+    halves, sure = estimate_k(hand, kn, b)
+    if (halves <= kn[b + K_CLEAR_HALVES] and sure <= kn[b + K_CLEAR_SURE]
+            and popcount(hand & SUIT_MASK[DIAMONDS]) <= kn[b + K_CLEAR_TRUMPS]):
+        return np.int64(CLEAR_SKIES)
+    x = (halves + kn[b + K_ROUND]) // 2
+    x = x if x > 0 else 0
+    x = x if x < top else top
+    if bid_class(x) == CLASS_EXTENDED and sure < x - kn[b + K_EXT_SLACK]:
+        x -= 1
+    return x
 
 
 @jit
 def heuristic_bid(hand, top):
     """Bid the estimate (half-tricks rounded up); an Extended bid (5, 7) only when all of it is
-    sure tricks ("firm"), else one less."""
-    halves, sure = estimate(hand)
-    b = (halves + 1) // 2
-    b = b if b < top else top
-    if bid_class(b) == CLASS_EXTENDED and sure < b:
-        b -= 1
-    return b
+    sure tricks ("firm"), else one less: knob_bid with the default knobs."""
+    return knob_bid(hand, top, KNOB_DEFAULTS, 0)
+
+
+@jit
+def seat_bid(st, s, top):
+    """A heuristic or tuned seat's bid, by its knob row."""
+    return knob_bid(st[S_HAND + s], top, st, S_KNOB + NK * s)
 
 
 @jit
 def heuristic_invest(st, s):
-    """Invest when Market Spend is 1 or 0 and Reputation stays positive after paying."""
-    return st[S_SPEND + s] <= 1 and st[S_REP + s] > INVEST_COST
+    """Invest when Market Spend is at most invest_spend and Reputation at least invest_rep
+    (defaults: Spend 1 or 0, Reputation stays positive after paying)."""
+    b = S_KNOB + NK * s
+    return st[S_SPEND + s] <= st[b + K_INVEST_SPEND] and st[S_REP + s] >= st[b + K_INVEST_REP]
 
 
 @jit
@@ -825,6 +901,8 @@ def heuristic_card(st, s, legal):
     losers = legal & ~winners
     if losers:
         return strongest(losers)
+    if st[S_KNOB + NK * s + K_FORCED_WIN]:
+        return strongest(legal)
     return weakest(legal)
 
 
@@ -886,7 +964,7 @@ def restricted_bid(st, keys, ctrs, s, H):
     them, none when one is left; heuristic: the nearest to its own)."""
     allowed = allowed_bids(st, s, H)
     if st[S_POLICY + s] == P_HEURISTIC:
-        return nearest_bid(allowed, heuristic_bid(st[S_HAND + s], H), H)
+        return nearest_bid(allowed, seat_bid(st, s, H), H)
     n = popcount(allowed)
     return nth_bit(allowed, rng.below(keys, ctrs, s, n) if n > 1 else 0)
 
@@ -938,7 +1016,7 @@ def bid_choice(st, keys, ctrs, s):
         return restricted_bid(st, keys, ctrs, s, max_bid(st))
     if st[S_POLICY + s] == P_HEURISTIC:
         st[S_DECISIONS] += 1
-        return heuristic_bid(st[S_HAND + s], max_bid(st))
+        return seat_bid(st, s, max_bid(st))
     return pick(st, keys, ctrs, s, max_bid(st) + 1)
 
 
@@ -993,7 +1071,7 @@ def bid_phase(st, keys, ctrs, ev, ev_n, j0, search):
             elif st[S_FORBID + s] & BID_RESTRICTIONS:
                 b = restricted_bid(st, keys, ctrs, s, H)
             elif st[S_POLICY + s] == P_HEURISTIC:
-                b = heuristic_bid(st[S_HAND + s], H)
+                b = seat_bid(st, s, H)
             else:
                 b = rng.below(keys, ctrs, s, H + 1)
             watch_bid(st, s, b, H)
@@ -1004,20 +1082,21 @@ def bid_phase(st, keys, ctrs, ev, ev_n, j0, search):
 
 
 @jit
-def heuristic_action(hand, market, bid, offered):
-    """The heuristic's Market action (Pass, Draw or Buy, always k = 1) and the side it discards
-    from (True: its strongest card). With its estimate off its bid it moves toward it: too many
-    half-tricks, it would swap its strongest card for the weakest Market card; too few, its
-    weakest for the strongest Market card; it Buys when that card is an improvement, else Draws."""
+def heuristic_action(hand, market, bid, offered, kn, b):
+    """The heuristic's Market action (Pass, Draw or Buy; k is the caller's) and the side it
+    discards from (True: its strongest card), by the knob row ``kn[b:]``. With its estimate more
+    than market_tolerance halves off its bid it moves toward it: too many half-tricks, it would
+    swap its strongest card for the weakest Market card; too few, its weakest for the strongest
+    Market card; it Buys when that card is an improvement, else Draws."""
     action = A_PASS
     shed_strong = False
     if popcount(offered) > 1:
-        halves, _ = estimate(hand)
+        halves, _ = estimate_k(hand, kn, b)
         target = 2 * bid
-        if halves != target:
+        if abs(halves - target) > kn[b + K_MARKET_TOL]:
             shed_strong = halves > target
             want_take = -1      # the Market card it buys (-1: the Draw Deck's top)
-            if (offered >> A_BUY) & 1:
+            if (offered >> A_BUY) & 1 and kn[b + K_MARKET_BUY]:
                 if shed_strong:
                     c = weakest(market)
                     if strength(c) < strength(strongest(hand)):
@@ -1049,9 +1128,9 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
     st[S_DECISIONS] += 1
     if heur:
         action, shed_strong = heuristic_action(st[S_HAND + s], st[S_MARKET], st[S_BID + s],
-                                               offered)
+                                               offered, st, S_KNOB + NK * s)
         if action != A_PASS:
-            k = 1
+            k = min(st[S_KNOB + NK * s + K_MARKET_K], k_max(st, s, action))
     else:
         nd = k_max(st, s, A_DRAW) if (offered >> A_DRAW) & 1 else 0
         nb = k_max(st, s, A_BUY) if (offered >> A_BUY) & 1 else 0
@@ -1682,9 +1761,11 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
                 det[i] = st[i]
         else:
             determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
-        for o in range(S):
+        for o in range(S):          # every seat on the rollout policy, with me's knob row
             if o != det[S_RIVAL]:
-                det[S_POLICY + o] = rpol
+                det[S_POLICY + o] = P_HEURISTIC if rpol == P_TUNED else rpol
+                for k in range(NK):
+                    det[S_KNOB + NK * o + k] = st[S_KNOB + NK * me + k]
         base = rng.bits(keys[slot], ctrs[slot])
         ctrs[slot] += 1
         for p in range(S + 2):
@@ -1765,8 +1846,8 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     Buy, each discard)."""
     slot = search_slot(st, s)
     opts = np.empty(MAX_OPTIONS + N_CARDS, dtype=np.int64)
-    halves, _ = estimate(st[S_HAND + s])
-    shed = halves > 2 * st[S_BID + s]       # the heuristic's side, for rollouts of this turn
+    halves, _ = estimate_k(st[S_HAND + s], st, S_KNOB + NK * s)
+    shed = halves > 2 * st[S_BID + s]       # the rollout policy's side, for rollouts of this turn
     st[S_DECISIONS] += 1
     n = 1
     opts[0] = A_PASS * 4
@@ -1841,7 +1922,14 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             st[S_FORBID + s] = seats[s, SEAT_FORBID]
             st[S_WATCH + s] = seats[s, SEAT_WATCH]
         if s != st[S_RIVAL]:
-            st[S_POLICY + s] = seats[s, 0]
+            # a tuned seat plays the heuristic's rule with its own knob row; an mc seat keeps
+            # the knob row of its rollout policy (tuned: its row's knob columns)
+            pol = seats[s, 0]
+            st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
+            knobbed = pol == P_TUNED or (search is not None and pol == P_MC and seats[s, 2] == P_TUNED)
+            if knobbed and seats.shape[1] >= SEAT_KNOBS + NK:    # narrow rows: the defaults
+                for k in range(NK):
+                    st[S_KNOB + NK * s + k] = seats[s, SEAT_KNOBS + k]
             if search is not None and seats[s, 0] == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]

@@ -32,7 +32,7 @@ from .cards import (
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .rng import _S32
-from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
+from .spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
 GAME_ID = "forecasts-cubes"
 VERSION = 3  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code);
@@ -53,11 +53,39 @@ RULES = (
     Rule("rounds", R_ROUNDS, 4, "rounds in a game", lo=1, hi=12, ruling="rulebook: 4 rounds"),
 )
 
-P_RANDOM, P_HEURISTIC, P_MC = 0, 1, 2
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
+P_RANDOM, P_HEURISTIC, P_MC, P_TUNED = 0, 1, 2, 3
+# ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below)
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED}
 # mc:BUDGET:ROLLOUT - rollouts per option (determinisations shared across options) and the
 # policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+
+# ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
+# spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly.
+# docs/games/forecasts-cubes.md, "tuned".
+(K_FC_BIAS, K_FC_MIN, K_FC_COUNT, K_WIN_CHEAP, K_SLUFF_HIGH, K_LEAD_LOW, K_ADV_GAIN, K_ADV_ROUND,
+ K_TIEBREAK) = range(9)
+KNOBS = (
+    Knob("forecast_bias", K_FC_BIAS, 0, -40, 40,
+         "forecast Hot when red weight - black weight + bias >= 0 (a card's weight: its strength, "
+         "2 = 1 ... 10 = 9, A = 10, plus forecast_card_weight)"),
+    Knob("forecast_min_strength", K_FC_MIN, 1, 1, 10, "only cards of at least this strength weigh"),
+    Knob("forecast_card_weight", K_FC_COUNT, 0, 0, 10, "weight per card, added to its strength"),
+    Knob("win_cheap", K_WIN_CHEAP, 0, 0, 1,
+         "winning a trick of its colour: 0 = with its highest card of the suit, 1 = its lowest winning card"),
+    Knob("sluff_high", K_SLUFF_HIGH, 0, 0, 1,
+         "void in the led suit: shed 0 = its lowest-ranked card of the other colour, 1 = its highest"),
+    Knob("lead_low", K_LEAD_LOW, 0, 0, 1, "leading: 0 = its highest card of its colour, 1 = its lowest"),
+    Knob("advisory_gain", K_ADV_GAIN, 1, -4, 4,
+         "play the Advisory only when the double move gains at least this many round points over "
+         "every single (<= 0: also when it gains nothing or loses up to -gain)"),
+    Knob("advisory_round", K_ADV_ROUND, 0, 0, 12, "... and only from this round on (0 = the first)"),
+    Knob("move_tiebreak", K_TIEBREAK, 0, 0, 1,
+         "moves worth the same round points: 0 = the first, 1 = the one leaving fewer cubes in the "
+         "bucket opposite its forecast"),
+)
+NK = len(KNOBS)
+KNOB_DEFAULTS = np.array([k.default for k in KNOBS], dtype=np.int64)
 
 # ---- restrictions (policy modifiers ``POLICY+NAME``: bits of a seat row's forbid mask) ----------
 RX_NO_ADVISORY, RX_ALWAYS_ADVISORY, RX_HOT_ONLY, RX_COLD_ONLY = range(4)
@@ -241,29 +269,39 @@ def _strength(c):
 
 
 @jit
-def heuristic_forecast(hand):
-    red = 0
+def knob_forecast(hand, bias, min_strength, card_weight):
+    """Hot when the red cards outweigh the black ones (ties: Hot), by the forecast knobs: a
+    card of strength >= min_strength weighs its strength + card_weight; bias is added to red."""
+    red = bias
     black = 0
     h = hand
     while h:
         c = lowest_bit(h)
         h &= h - 1
-        if (RED_MASK >> c) & 1:
-            red += _strength(c)
-        else:
-            black += _strength(c)
+        x = _strength(c)
+        if x >= min_strength:
+            if (RED_MASK >> c) & 1:
+                red += x + card_weight
+            else:
+                black += x + card_weight
     return F_HOT if red >= black else F_COLD
 
 
+@jit
+def heuristic_forecast(hand):
+    return knob_forecast(hand, 0, 1, 0)
+
+
 @jit(inline='always')
-def heuristic_card(hand, legal, led_suit, best_card, forecast):
-    """Win tricks whose colour pushes toward the forecast, lose the others."""
+def heuristic_card(hand, legal, led_suit, best_card, forecast, win_cheap=0, sluff_high=0, lead_low=0):
+    """Win tricks whose colour pushes toward the forecast, lose the others (the knobs win_cheap,
+    sluff_high, lead_low choose among the cards that do it; 0 = the heuristic)."""
     want_red = forecast == F_HOT
     fav_mask = RED_MASK if want_red else ~RED_MASK
     if led_suit < 0:
         fav = legal & fav_mask
         if fav:
-            return _highest_rank(fav)
+            return _lowest_rank(fav) if lead_low else _highest_rank(fav)
         return _lowest_rank(legal)
     follow = legal & SUIT_MASK[led_suit]
     if follow:
@@ -271,6 +309,8 @@ def heuristic_card(hand, legal, led_suit, best_card, forecast):
         if led_red == want_red:
             top = highest_bit(follow)
             if top > best_card:
+                if win_cheap:
+                    return lowest_bit(follow & ~((np.int64(2) << best_card) - 1))
                 return top
             return lowest_bit(follow)
         below_best = follow & ((np.int64(1) << best_card) - 1)
@@ -279,7 +319,7 @@ def heuristic_card(hand, legal, led_suit, best_card, forecast):
         return lowest_bit(follow)
     unfav = legal & ~fav_mask
     if unfav:
-        return _lowest_rank(unfav)
+        return _highest_rank(unfav) if sluff_high else _lowest_rank(unfav)
     return _lowest_rank(legal)
 
 
@@ -313,6 +353,14 @@ def _lowest_rank(mask):
 def heuristic_move_n(hot, neutral, cold, red, forecast, singles, doubles):
     """Best (size, option) among the legal moves (masks of options, see ``legal_moves_n``) by
     the round points it leaves this seat; a double only when it gains over every single."""
+    return knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, 1, 0)
+
+
+@jit
+def knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, adv_gain, tiebreak):
+    """heuristic_move_n by the knobs: a double only when it gains at least ``adv_gain`` round
+    points over every single (any double when no single is left); ``tiebreak`` 1: among equal
+    points, fewer cubes in the bucket opposite the forecast. Values are points x 16 + tie key."""
     best_size = 0
     best_opt = -1
     best_val = -1
@@ -333,6 +381,11 @@ def heuristic_move_n(hot, neutral, cold, red, forecast, singles, doubles):
                     else:
                         c += size
                 v, _ = points(h, c, forecast)
+                v *= 16
+                if tiebreak:
+                    v += N_CUBES - (c if forecast == F_HOT else h)
+                if size == 2 and singles != 0:
+                    v -= (adv_gain - 1) * 16
                 if v > best_val:
                     best_val = v
                     best_size = size
@@ -445,6 +498,13 @@ def move_forbidden(mask, doubles, size):
 
 
 
+@jit(inline='always')
+def adv_gain_at(kn, kb, rnd):
+    """The advisory_gain knob of row ``kn[kb:]`` in round ``rnd`` (before advisory_round: more
+    than any double can gain, so only a seat left with doubles alone plays one)."""
+    return kn[kb + K_ADV_GAIN] if rnd >= kn[kb + K_ADV_ROUND] else np.int64(99)
+
+
 # ---- search player (mc) -------------------------------------------------------------------
 # What an mc seat may use: its own hand, its own forecast, every card played this round and by
 # whom (so which suits a seat has shown void in), the cubes, hand sizes, who holds an unused
@@ -453,19 +513,23 @@ def move_forbidden(mask, doubles, size):
 # are what the heuristic would choose from their sampled original hands.
 
 @jit(inline='always')
-def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys, ctrs, slot):
-    """(size, option) for a random or heuristic mover; draws on stream ``slot``."""
+def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys, ctrs, slot,
+                 adv_gain, tiebreak):
+    """(size, option) for a random or heuristic mover (knobs ``adv_gain``, ``tiebreak``); draws
+    on stream ``slot``."""
     if pol == P_HEURISTIC:  # its best among the moves given (a restriction may have cut them)
-        return heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast_w, singles, doubles)
+        return knob_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast_w, singles, doubles,
+                           adv_gain, tiebreak)
     n = popcount(singles) + popcount(doubles)
     return nth_move(singles, doubles, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
 
 
 @jit
 def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, leader, played, k,
-             led_suit, best_card, pol, keys, ctrs, slot, me=-1, forbid=0):
-    """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``;
-    seat ``me``'s cube moves obey its restriction bits ``forbid``.
+             led_suit, best_card, pol, keys, ctrs, slot, me, forbid, kn, kb, rnd):
+    """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``
+    (the heuristic's rule with the knob row ``kn[kb:kb + NK]``, round ``rnd``); seat ``me``'s
+    cube moves obey its restriction bits ``forbid``.
 
     Works on the arrays it is given (the caller passes copies). Returns card plays simulated.
     """
@@ -475,7 +539,8 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
             s = (leader + kk) % P
             legal = legal_cards(hands[s], led_suit)
             if pol == P_HEURISTIC:
-                c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s])
+                c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s],
+                                   kn[kb + K_WIN_CHEAP], kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
             else:
                 n = popcount(legal)
                 c = select_card(legal, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(legal)
@@ -495,7 +560,8 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
             if w == me and forbid != 0:
                 singles, doubles, _ = restrict_moves(forbid, singles, doubles)
             size, option = _choose_move(pol, cubes, red, forecast[w], doubles != 0, singles, doubles,
-                                        keys, ctrs, slot)
+                                        keys, ctrs, slot, adv_gain_at(kn, kb, rnd),
+                                        kn[kb + K_TIEBREAK])
             cubes[move_source(red, option)] -= size
             cubes[move_dest(red, option)] += size
             if size == 2:
@@ -559,14 +625,18 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
 @jit
 def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-               budget, rpol, keys, ctrs, slot, mcstat, forbid=0):
+               budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd):
     """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples.
 
     kind 0: forecast (options = F_HOT/F_COLD); 1: card (options = cards); 2: cube move
     (options = size * 2 + option). Each sample re-deals hidden cards once and plays every
     option forward from it (common random numbers); ties go to the earlier option. ``me``'s
-    moves in the rollouts obey its restriction bits ``forbid``.
+    moves in the rollouts obey its restriction bits ``forbid``. The rollout policy ``rpol``
+    (tuned: the heuristic's rule) uses the knob row ``kn[kb:kb + NK]`` (round ``rnd``), also for
+    the other seats' sampled forecasts.
     """
+    if rpol == P_TUNED:
+        rpol = P_HEURISTIC
     total = np.zeros(n_opt, dtype=np.int64)
     det = np.zeros(P, dtype=np.int64)
     scratch = np.zeros(40, dtype=np.int64)
@@ -582,7 +652,8 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
         _determinize(me, hands, seen, voids, P, keys, ctrs, slot, det, scratch)
         for o in range(P):
             if o != me:
-                f2[o] = heuristic_forecast(det[o] | round_played[o])
+                f2[o] = knob_forecast(det[o] | round_played[o], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
+                                      kn[kb + K_FC_COUNT])
         for i in range(n_opt):
             for o in range(P):
                 h2[o] = det[o]
@@ -617,7 +688,7 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
                 ls = -1
                 bc = -1
             mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
-                                  rpol, keys, ctrs, slot, me, forbid)
+                                  rpol, keys, ctrs, slot, me, forbid, kn, kb, rnd)
             mcstat[0] += 1
             pts, _ = round_points(c2, f2[me])
             total[i] += pts
@@ -630,7 +701,7 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
 
 @jit
 def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
-             played, voids, round_played, seats, keys, ctrs, options, mcstat):
+             played, voids, round_played, seats, keys, ctrs, options, mcstat, kn, rnd):
     """A search seat's cube move, as size * 2 + option (kept out of line: the hot loop stays lean)."""
     n = 0
     for size in range(1, 3):
@@ -642,7 +713,8 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
     return options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
                               t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
                               seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat,
-                              seats[w, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0)]
+                              seats[w, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0,
+                              kn, NK * w, rnd)]
 
 
 # ---- one game --------------------------------------------------------------------------------
@@ -656,6 +728,18 @@ def _draw_ahead(keys, ctrs, nxt, s, n):
     ctrs[s] = c
     nxt[s] = rng.bits(keys[s], c) >> _S32
     return np.int64((r * np.uint64(n)) >> _S32)
+
+
+@jit
+def seat_knobs(seats, s, kn):
+    """Seat s's knob row into ``kn[NK * s:]``, once per game: a tuned seat's (and an mc seat's
+    with tuned rollouts) from its row's knob columns, every other seat's (and a narrow row's)
+    the defaults, which are the heuristic."""
+    pol = seats[s, 0]
+    knobbed = pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED)
+    for k in range(NK):
+        kn[NK * s + k] = seats[s, SEAT_KNOBS + k] if knobbed and seats.shape[1] >= SEAT_KNOBS + NK \
+            else KNOB_DEFAULTS[k]
 
 
 @jit
@@ -677,7 +761,8 @@ def new_state(P):
             DECK.copy(),                            # deck
             np.zeros(40, dtype=np.int64),           # the deal's shuffle draws
             np.zeros(P, dtype=np.uint64),           # nxt: each seat's next draw (top 32 bits)
-            np.zeros(P, dtype=np.int64))            # tie-break keys
+            np.zeros(P, dtype=np.int64),            # tie-break keys
+            np.zeros(NK * P, dtype=np.int64))       # knobs: each seat's knob row
 
 
 @jit(inline='always')
@@ -689,7 +774,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     (measured: ~30% faster); any array selects the build with search.
     """
     (keys, ctrs, voids, round_played, mcstat, options, hands, forecast, score, correct, adv_left,
-     used_adv, played, cubes, deck, draws, nxt, tkeys) = state
+     used_adv, played, cubes, deck, draws, nxt, tkeys, kn) = state
     P = seats.shape[0]
     out[row, :] = 0
     advisory_on = params[R_ADVISORY] != 0
@@ -709,6 +794,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         correct[s] = 0
         adv_left[s] = 1 if advisory_on else 0
         used_adv[s] = 0
+        seat_knobs(seats, s, kn)
     mcstat[0] = 0
     mcstat[1] = 0
     decisions = 0
@@ -758,15 +844,17 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 forecast[s] = F_HOT if left == 1 << F_HOT else F_COLD
             elif pol == P_RANDOM:
                 forecast[s] = rng.below(keys, ctrs, s, 2)
-            elif pol == P_HEURISTIC or search is None:
-                forecast[s] = heuristic_forecast(hands[s])
+            elif search is None or pol != P_MC:     # heuristic, tuned: by the seat's knob row
+                kb = NK * s
+                forecast[s] = knob_forecast(hands[s], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
+                                            kn[kb + K_FC_COUNT])
             else:
                 options[0] = F_HOT
                 options[1] = F_COLD
                 forecast[s] = options[_mc_choose(0, s, options, 2, hands, cubes, forecast, adv_left,
                                                  advisory_on, P, 0, n_tricks, leader, played, 0, -1, -1,
                                                  voids, round_played, False, seats[s, 1], seats[s, 2],
-                                                 keys, ctrs, P + 1 + s, mcstat, fb)]
+                                                 keys, ctrs, P + 1 + s, mcstat, fb, kn, NK * s, rnd)]
             if wide and (forbidden_forecasts(seats[s, SEAT_WATCH]) >> forecast[s]) & 1:
                 rx_forbidden += 1
             decisions += 1
@@ -799,9 +887,11 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                     ctrs[s] = ctr
                     nxt[s] = rng.bits(keys[s], ctr) >> _S32
                     c = select_card(legal, np.int64((r * np.uint64(n)) >> _S32))
-                elif pol == P_HEURISTIC or search is None:
-                    # (with one legal card the heuristic plays it)
-                    c = heuristic_card(h, legal, led_suit, best_card, forecast[s])
+                elif search is None or pol != P_MC:
+                    # (with one legal card the heuristic plays it); heuristic, tuned: the seat's knobs
+                    kb = NK * s
+                    c = heuristic_card(h, legal, led_suit, best_card, forecast[s], kn[kb + K_WIN_CHEAP],
+                                       kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
                 elif n == 1:
                     c = lowest_bit(legal)
                 else:
@@ -814,7 +904,8 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                     c = options[_mc_choose(1, s, options, n, hands, cubes, forecast, adv_left, advisory_on,
                                            P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
                                            round_played, False, seats[s, 1], seats[s, 2], keys, ctrs,
-                                           P + 1 + s, mcstat, seats[s, SEAT_FORBID] if wide else 0)]
+                                           P + 1 + s, mcstat, seats[s, SEAT_FORBID] if wide else 0,
+                                           kn, NK * s, rnd)]
                 decisions += 1
                 if search is not None:  # what a search seat may know: shown voids, cards played this round
                     if k > 0 and c // N_RANKS != led_suit:
@@ -870,13 +961,14 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 elif search is not None and pol == P_MC and n > 1 and not final:
                     pick = _mc_move(w, red, sing, doub, hands, cubes, forecast, adv_left,
                                     advisory_on, P, t, n_tricks, played, voids, round_played, seats,
-                                    keys, ctrs, options, mcstat)
+                                    keys, ctrs, options, mcstat, kn, rnd)
                     size = pick // 2
                     option = pick % 2
                 else:
                     # (also mc's last move of the game: its round points are exact, no search)
-                    size, option = heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
-                                                    forecast[w], sing, doub)
+                    size, option = knob_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
+                                               forecast[w], sing, doub, adv_gain_at(kn, NK * w, rnd),
+                                               kn[NK * w + K_TIEBREAK])
                 if wide and move_forbidden(seats[w, SEAT_WATCH], doubles, size):
                     rx_forbidden += 1
                 decisions += 1

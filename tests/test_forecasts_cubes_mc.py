@@ -48,7 +48,7 @@ def _choice(hands, seed=3):
     i = fc._mc_choose(1, 0, options, n, hands, np.array([4, 1, 4], dtype=np.int64),
                       np.array([fc.F_HOT, 1, 1, 1], dtype=np.int64), np.zeros(P, np.int64), False, P, 0, 10, 0,
                       np.zeros(P, np.int64), 0, -1, -1, np.zeros(P, np.int64), np.zeros(P, np.int64), False,
-                      16, fc.P_HEURISTIC, keys, ctrs, P + 1, np.zeros(2, np.int64))
+                      16, fc.P_HEURISTIC, keys, ctrs, P + 1, np.zeros(2, np.int64), 0, fc.KNOB_DEFAULTS, 0, 0)
     return int(options[i])
 
 

@@ -170,7 +170,7 @@ def test_mc_restricted_rollouts_obey_the_restriction():
         played = np.zeros(4, dtype=np.int64)
         forecast = np.array([fcast] * 4, dtype=np.int64)
         fc._rollout(hands.copy(), cubes, forecast, adv, True, 4, 0, 1, 0, played, 0, -1, -1,
-                    fc.P_HEURISTIC, keys, ctrs, 0, 3, forbid)
+                    fc.P_HEURISTIC, keys, ctrs, 0, 3, forbid, fc.KNOB_DEFAULTS, 0, 0)
         assert adv[3] == adv_left, (forbid, fcast, adv, cubes)
 
 

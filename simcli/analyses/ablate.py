@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from kernels import layout
-from kernels.spec import SEAT_FORBID, SEAT_WATCH
+from kernels.spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH
 from simcli.config import jobs as cfg
 from simcli.engine import runner
 from simcli import stats
@@ -68,6 +68,7 @@ def ablations_for(job: cfg.Job, names: list[str] | None = None) -> list[Ablation
     for n in dict.fromkeys(names):
         label, row = cfg.parse_policy(f"{base_label}+{n}", valid, getattr(mod, "POLICY_ARGS", {}),
                                       tuple(declared.values()))
+        row[SEAT_KNOBS:] = job.seats[0, SEAT_KNOBS:]     # a tuned base: the same knobs
         seats = job.seats.copy()
         seats[0] = row
         restricted = replace(job, seats=seats, policies=[label] + job.policies[1:])

@@ -304,6 +304,34 @@ def compile_cmd(
 
 
 
+@app.command("train")
+def train_cmd(
+    game: Annotated[str, typer.Argument(help="game id (a game with knobs: see `simcli list`)")],
+    players: Annotated[Optional[int], typer.Option("--players", help="player count (default: the variant's first)")] = None,
+    variant: Annotated[Optional[str], typer.Option("--variant", help="variant to train on (default: the game's default; its file is then <game>-<variant>-<P>p.toml)")] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="master seed: deals and mutations")] = 1,
+    generations: Annotated[int, typer.Option("--generations", min=1, max=10000, help="generations of the (1+lambda) search")] = 24,
+    candidates: Annotated[int, typer.Option("--candidates", min=1, max=1000, help="children per generation")] = 10,
+    games: Annotated[int, typer.Option("--games", min=1, max=10**7, help="deals per child and opponent in stage A (each played once per seat rotation)")] = 300,
+    finalists: Annotated[int, typer.Option("--finalists", min=1, max=1000, help="children raced again in stage B")] = 3,
+    final_games: Annotated[int, typer.Option("--final-games", min=1, max=10**7, help="deals per contender, opponent and exploit in stage B")] = 600,
+    pool: Annotated[str, typer.Option("--pool", help="opponents, comma-separated: incumbent, or any policy text (heuristic, heuristic+bid-zero, tuned@FILE, mc:4)")] = "heuristic,incumbent",
+    exploits: Annotated[Optional[str], typer.Option("--exploits", help="restrictions whose gain is penalised, comma-separated, or none (default: all the game's)")] = None,
+    exploit_weight: Annotated[float, typer.Option("--exploit-weight", min=0.0, max=1000.0, help="fitness = mean pool share - weight x sum of positive exploit gains")] = 2.0,
+    start: Annotated[str, typer.Option("--start", help="heuristic (the knobs' defaults) or a parameter file to start from")] = "heuristic",
+    out: Annotated[Optional[str], typer.Option("--out", help="parameter file to write (default configs/tuned/<game>[-<variant>]-<P>p.toml); see --force")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
+    threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores; results do not depend on it)")] = None,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar")] = False,
+) -> None:
+    """Search a game's tuned knobs by racing on common, seat-rotated deals; write the parameter file."""
+    from simcli.analyses import train as tr
+    s = tr.Settings(game, players or 0, variant, seed, generations, candidates, games, finalists,
+                    final_games, tr._split(pool) or [], tr._split(exploits), exploit_weight, start)
+    tr.train_command(s, out=out, force=force, threads=threads, progress=show_progress(no_progress),
+                     echo=typer.echo)
+
+
 def _one_line(e) -> str:
     """A usage error as one line that names the option, e.g. "invalid value for --games: ..."."""
     msg = " ".join(e.format_message().split())

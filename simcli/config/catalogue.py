@@ -20,6 +20,8 @@ def describe_games() -> list[dict]:
                       for r in mod.RULES],
             "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
             "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
+            "knobs": [{"name": k.name, "default": k.default, "lo": k.lo, "hi": k.hi, "help": k.help}
+                      for k in getattr(mod, "KNOBS", ())],
         })
     return info
 
@@ -44,4 +46,7 @@ def lines(info: list[dict]) -> list[str]:
         if g["restrictions"]:
             out.append("  restrictions (POLICY+NAME, e.g. heuristic+" + g["restrictions"][0]["name"] + "):")
             out += [f"    {r['name']}  {r['help']}" for r in g["restrictions"]]
+        if g["knobs"]:
+            out.append("  tuned knobs (heuristic default [range]; trained values: configs/tuned/):")
+            out += [f"    {k['name']} = {k['default']}  [{k['lo']}..{k['hi']}]  {k['help']}" for k in g["knobs"]]
     return out

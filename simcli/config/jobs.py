@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 import kernels
-from kernels.spec import SEAT_FORBID, SEAT_WIDTH
+from kernels.spec import MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
 from simcli.errors import SimError
 
 
@@ -98,7 +98,7 @@ class Job:
 
 
 def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None,
-                 restrictions: tuple = ()) -> tuple[str, np.ndarray]:
+                 restrictions: tuple = (), knobs=None) -> tuple[str, np.ndarray]:
     """``name[:arg:arg][+restriction...]`` -> (canonical text with every argument, seats row).
 
     ``arg_specs`` (a module's ``POLICY_ARGS``) gives, per parameterised policy, its arguments as
@@ -106,8 +106,13 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
     policy argument (stored as that policy's code). Missing arguments take their defaults.
     ``restrictions`` (a module's ``RESTRICTIONS``) are the names allowed after ``+``: their bits
     go to the row's forbid mask, and the label lists them in declaration order.
+    ``tuned@FILE`` names a knob file for a ``tuned`` seat; ``knobs(FILE or None)`` (simcli/config/tuned.py,
+    bound to the job's game, variant and player count) gives the knob columns of a row whose
+    policy, or whose policy-valued argument (an mc rollout), is ``tuned``. Without ``knobs`` they
+    stay zero (the caller fills them, e.g. ablate from the base row).
     """
-    base, _, tail = spec.strip().lower().partition("+")
+    text, knob_path = _split_knob_file(spec)
+    base, _, tail = text.lower().partition("+")
     base = base.strip()
     rnames = _restriction_names(tail, [r.name for r in restrictions]) if tail else []
     parts = [p.strip() for p in base.split(":")]
@@ -149,10 +154,32 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
                            f"{', '.join(by_name) or '(none for this game)'}")
         row[SEAT_FORBID] |= 1 << by_name[r].bit
     label = ":".join(words)
+    tuned_code = valid.get("tuned")
+    if knob_path is not None:
+        if name != "tuned":
+            raise SimError(f"policy {spec.strip()!r}: only tuned takes a knob file (tuned@FILE)")
+        label += "@" + knob_path
+    uses_knobs = tuned_code is not None and (row[0] == tuned_code or any(
+        a[2] is None and row[1 + i] == tuned_code for i, a in enumerate(specs)))
+    if uses_knobs and knobs is not None:
+        row[SEAT_KNOBS:SEAT_KNOBS + MAX_KNOBS] = knobs(knob_path)
     for r in restrictions:  # declaration order, each once
         if (int(row[SEAT_FORBID]) >> r.bit) & 1:
             label += "+" + r.name
     return label, row
+
+
+def _split_knob_file(spec: str) -> tuple[str, str | None]:
+    """``tuned@FILE+r`` -> (``tuned+r``, FILE): the file name keeps its case; it runs to the
+    next ``+`` (or the end)."""
+    text = spec.strip()
+    if "@" not in text:
+        return text, None
+    head, _, rest = text.partition("@")
+    path, plus, tail = rest.partition("+")
+    if not path.strip():
+        raise SimError(f"policy {spec.strip()!r}: give a knob file after @ (tuned@FILE)")
+    return head + plus + tail, path.strip()
 
 
 def _restriction_names(text: str, known: list[str]) -> list[str]:
@@ -240,8 +267,9 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
         specs = [policy or "random"] * players
     names, rows = [], []
     arg_specs = getattr(mod, "POLICY_ARGS", {})
+    knobs = knob_source(mod, variant, players)
     for spec in specs:
-        name, row = parse_policy(spec, valid, arg_specs, getattr(mod, "RESTRICTIONS", ()))
+        name, row = parse_policy(spec, valid, arg_specs, getattr(mod, "RESTRICTIONS", ()), knobs)
         names.append(name)
         rows.append(row)
     for fixed in mod.extra_seats(players, params):
@@ -250,6 +278,15 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
         names.append(fixed)
         rows.append(row)
     return Job(game, variant, players, values, params, names, np.stack(rows), dict(labels or {}))
+
+
+def knob_source(mod, variant: str, players: int):
+    """``knobs(FILE or None)`` for parse_policy: the knob columns of a tuned seat of this job."""
+    from simcli.config import tuned
+
+    def knobs(path):
+        return tuned.row_of(mod, tuned.load_for(mod, variant, players, path))
+    return knobs
 
 
 def expand(game: str, variant: str | None, players: int | None, **kw) -> list[Job]:

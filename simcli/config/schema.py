@@ -300,8 +300,20 @@ CARDS = Table({
                        required=("season", "weekdays", "pattern", "score"), one_of=("arrow", "arrows")), 1),
 }, required=("standin", "weather", "month", "date", "week", "day"))
 
-SCHEMAS = {"sweep": SWEEP, "check": CHECK, "suite": SUITE, "expectations": EXPECTATIONS, "cards": CARDS}
-KIND_NAMES = {"sweep": "sweep file", "check": "check config", "suite": "suite file",
+# a tuned parameter file (simcli/config/tuned.py): knob names and ranges are the game's, checked there
+TUNED = Table({
+    "game": GAME, "players": Int(1, MAX_PLAYERS), "knobs": Table(extra=Int()),
+    "provenance": Table({
+        "seed": SEED, "game": GAME, "variant": Str(), "players": Int(1, MAX_PLAYERS),
+        "game_version": Int(0), "simcli_version": Str(), "date": Str(), "command": Str(),
+        "generations": Int(1), "candidates": Int(1), "games": Int(1), "finalists": Int(1),
+        "final_games": Int(1), "pool": ListOf(Str()), "restrictions": ListOf(Str(), 0),
+        "exploit_weight": Float(0), "fitness": Float(), "start": Str()}),
+}, required=("knobs",))
+
+SCHEMAS = {"sweep": SWEEP, "check": CHECK, "suite": SUITE, "expectations": EXPECTATIONS, "cards": CARDS,
+           "tuned": TUNED}
+KIND_NAMES = {"sweep": "sweep file", "check": "check config", "suite": "suite file", "tuned": "tuned parameter file",
               "expectations": "expectations file", "cards": "card data file"}
 
 

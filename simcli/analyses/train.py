@@ -1,0 +1,317 @@
+"""``simcli train``: search a game's ``tuned`` knobs (its ``KNOBS``) by racing on common deals.
+
+A (1+lambda) evolution strategy with two racing stages per generation, game-agnostic: it needs
+only the game module's ``KNOBS``, ``POLICIES["tuned"]``, ``RESTRICTIONS`` and ``play_games``.
+
+* Each generation mutates the incumbent (the current best knobs) into ``candidates`` distinct
+  children (1-3 knobs moved: a step of up to a quarter of the knob's range, or a fresh uniform
+  value with probability 1/4; numpy's PCG64 from ``--seed``).
+* Stage A: every child plays ``games`` deals against each opponent of the pool (``heuristic``,
+  ``incumbent``, any policy text such as ``heuristic+bid-zero``), once per seat rotation (the
+  child in seat r, the opponent in every other player seat): its win share. The ``finalists``
+  best mean shares go on.
+* Stage B, on fresh deals (``final_games``): each finalist and the incumbent again against the
+  pool, plus the exploit test of every restriction R in ``exploits``: the share of ``knobs+R``
+  in one seat against ``knobs`` in the others (seat-rotated) minus the share of ``knobs`` in
+  the same games (the ``ablate`` design). Fitness = mean pool share - ``exploit_weight`` x the
+  sum of the positive gains. The best finalist replaces the incumbent when its fitness is
+  higher on these common deals.
+
+Every game of a stage uses the same deals for every contender (common random numbers: game
+indices ``generation * GEN_STRIDE + stage offset``, master seed ``--seed``), so the search is a
+pure function of its settings: the same settings give the same knobs on any machine, thread
+count or chunking (kernel results are; numpy's generator is fixed). Shares are exact integer
+win units (layout.SHARE_UNIT) until the final division.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from kernels import layout
+from kernels.spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
+from simcli.config import jobs as cfg
+from simcli.config import tuned
+from simcli.errors import SimError
+
+GEN_STRIDE = 1_000_000      # game indices per generation (stage A from 0, stage B from STAGE_B)
+STAGE_B = 500_000
+
+
+@dataclass
+class Settings:
+    game: str
+    players: int
+    variant: str | None = None
+    seed: int = 1
+    generations: int = 24
+    candidates: int = 10
+    games: int = 300
+    finalists: int = 3
+    final_games: int = 600
+    pool: list = field(default_factory=lambda: ["heuristic", "incumbent"])
+    exploits: list | None = None        # restriction names; None = all the game's
+    exploit_weight: float = 2.0
+    start: str = "heuristic"            # "heuristic" (the knobs' defaults) or a parameter file
+
+    def command(self, out: str) -> str:
+        """The command line that makes the same file."""
+        v = f" --variant {self.variant}" if self.variant else ""
+        return (f"simcli train {self.game} --players {self.players}{v} --seed {self.seed} "
+                f"--generations {self.generations} --candidates {self.candidates} --games {self.games} "
+                f"--finalists {self.finalists} --final-games {self.final_games} "
+                f"--pool {','.join(self.pool)} --exploits {','.join(self.exploits or []) or 'none'} "
+                f"--exploit-weight {self.exploit_weight:g} --start {self.start} --out {out}")
+
+
+class Arena:
+    """One game, variant and player count: seat rows and exact win units of seat-rotated games."""
+
+    def __init__(self, game: str, variant: str | None, players: int):
+        self.job = cfg.resolve(game, variant, players, policy="heuristic")
+        self.mod = self.job.module
+        self.knobs = tuned.knobs_of(self.mod)
+        if not self.knobs or "tuned" not in self.mod.POLICIES:
+            raise SimError(f"{game} has no tuned policy to train (it declares no knobs)")
+        self.P = players
+        self.S = self.job.seats.shape[0]
+        self.fixed = self.job.seats[self.P:].copy()
+        self.valid = cfg.user_policies(self.mod, players, self.job.params)
+        self.restrictions = {r.name: r for r in getattr(self.mod, "RESTRICTIONS", ())}
+        self._out = np.zeros((0, layout.out_width(self.S, len(self.mod.COUNTERS))), dtype=np.int64)
+
+    def row(self, values: dict, restriction: str | None = None) -> np.ndarray:
+        """A tuned seat row with these knob values (and one restriction obeyed)."""
+        r = np.zeros(SEAT_WIDTH, dtype=np.int64)
+        r[0] = self.mod.POLICIES["tuned"]
+        tuned.fill(r, tuned.row_of(self.mod, values))
+        if restriction is not None:
+            r[SEAT_FORBID] |= 1 << self.restrictions[restriction].bit
+        return r
+
+    def policy_row(self, text: str) -> np.ndarray:
+        """An opponent's seat row from policy text (e.g. ``heuristic+bid-zero``, ``tuned@FILE``)."""
+        knobs = cfg.knob_source(self.mod, self.job.variant, self.P)
+        return cfg.parse_policy(text, self.valid, getattr(self.mod, "POLICY_ARGS", {}),
+                                tuple(self.restrictions.values()), knobs)[1]
+
+    def units(self, seats: np.ndarray, seed: int, first: int, n: int) -> np.ndarray:
+        """Win units (SHARE_UNIT per win, split by shared victories) of every seat over games
+        ``first .. first + n - 1``."""
+        if self._out.shape[0] < n:
+            self._out = np.zeros((n, self._out.shape[1]), dtype=np.int64)
+        out = self._out[:n]
+        self.mod.play_games(self.job.params, np.ascontiguousarray(seats), seed, first, out)
+        w = out[:, layout.col_winners(self.S)]
+        bits = (w[:, None] >> np.arange(self.S)) & 1
+        k = bits.sum(axis=1)
+        unit = np.where(k > 0, layout.SHARE_UNIT // np.maximum(k, 1), 0)
+        return (bits * unit[:, None]).sum(axis=0)
+
+    def seats(self, mine: np.ndarray, other: np.ndarray, r: int) -> np.ndarray:
+        rows = [other] * self.P
+        rows[r] = mine
+        return np.vstack([np.stack(rows), self.fixed]) if len(self.fixed) else np.stack(rows)
+
+    def rotated(self, mine: np.ndarray, other: np.ndarray, seed: int, first: int, n: int) -> int:
+        """Units of ``mine`` in one seat against ``other`` in the rest, summed over rotations."""
+        return int(sum(self.units(self.seats(mine, other, r), seed, first, n)[r] for r in range(self.P)))
+
+    def share(self, units: int, n: int) -> float:
+        return units / (layout.SHARE_UNIT * n * self.P)
+
+
+class Trainer:
+    def __init__(self, s: Settings, progress: bool = False):
+        self.s = s
+        self.arena = Arena(s.game, s.variant, s.players)
+        names = list(self.arena.restrictions)
+        self.exploits = names if s.exploits is None else list(s.exploits)
+        for x in self.exploits:
+            if x not in self.arena.restrictions:
+                raise SimError(f"--exploits: unknown restriction {x!r} for {s.game}; valid restrictions: "
+                               f"{', '.join(names) or '(none)'}")
+        s.exploits = self.exploits
+        self.pool_rows = {p: (None if p == "incumbent" else self.arena.policy_row(p)) for p in s.pool}
+        self.rng = np.random.default_rng(s.seed)
+        self.incumbent = self._start()
+        self.fitness = float("nan")
+        self.progress = progress
+        self.history: list = []
+
+    def _start(self) -> dict:
+        if self.s.start == "heuristic":
+            return tuned.defaults(self.arena.mod)
+        return tuned.load_file(self.arena.mod, Path(self.s.start), self.s.players)
+
+    def mutate(self, base: dict) -> dict:
+        knobs = self.arena.knobs
+        child = dict(base)
+        for i in self.rng.choice(len(knobs), size=int(self.rng.integers(1, 4)), replace=False):
+            k = knobs[int(i)]
+            if self.rng.random() < 0.25:
+                v = int(self.rng.integers(k.lo, k.hi + 1))
+            else:
+                step = int(self.rng.integers(1, max(1, (k.hi - k.lo) // 4) + 1))
+                v = child[k.name] + (step if self.rng.random() < 0.5 else -step)
+            child[k.name] = min(k.hi, max(k.lo, v))
+        return child
+
+    def children(self) -> list[dict]:
+        seen = {tuple(self.incumbent.values())}
+        out = []
+        for _ in range(50 * self.s.candidates):
+            c = self.mutate(self.incumbent)
+            if tuple(c.values()) not in seen:
+                seen.add(tuple(c.values()))
+                out.append(c)
+            if len(out) == self.s.candidates:
+                break
+        return out
+
+    def pool_share(self, values: dict, first: int, n: int) -> float:
+        """Mean win share of these knobs against each pool opponent (seat-rotated)."""
+        a = self.arena
+        mine = a.row(values)
+        inc = a.row(self.incumbent)
+        shares = [a.share(a.rotated(mine, inc if row is None else row, self.s.seed, first, n), n)
+                  for row in self.pool_rows.values()]
+        return float(np.mean(shares))
+
+    def gains(self, values: dict, first: int, n: int) -> dict:
+        """Each exploit's gain: share of knobs+R against knobs, minus knobs' own share (paired)."""
+        a = self.arena
+        mine = a.row(values)
+        base = int(a.units(a.seats(mine, mine, 0), self.s.seed, first, n)[:a.P].sum())
+        return {x: a.share(a.rotated(a.row(values, x), mine, self.s.seed, first, n) - base, n)
+                for x in self.exploits}
+
+    def fitness_of(self, values: dict, first: int) -> tuple[float, float, dict]:
+        n = self.s.final_games
+        share = self.pool_share(values, first, n)
+        g = self.gains(values, first, n)
+        return share - self.s.exploit_weight * sum(max(0.0, v) for v in g.values()), share, g
+
+    def generation(self, gen: int) -> None:
+        first = gen * GEN_STRIDE
+        kids = self.children()
+        scored = sorted(((self.pool_share(c, first, self.s.games), i) for i, c in enumerate(kids)),
+                        key=lambda t: (-t[0], t[1]))
+        finalists = [kids[i] for _, i in scored[:self.s.finalists]]
+        fb = first + STAGE_B
+        best = self.fitness_of(self.incumbent, fb)
+        best_vals = self.incumbent
+        for c in finalists:
+            f = self.fitness_of(c, fb)
+            if f[0] > best[0]:
+                best, best_vals = f, c
+        self.incumbent = best_vals
+        self.fitness = best[0]
+        self.history.append({"generation": gen, "fitness": best[0], "pool_share": best[1],
+                             "gains": best[2], "knobs": dict(best_vals)})
+
+    def run(self) -> dict:
+        from tqdm import tqdm
+        bar = tqdm(total=self.s.generations, desc=f"train {self.s.game} {self.s.players}p",
+                   disable=not self.progress, file=sys.stderr, unit="gen")
+        for gen in range(self.s.generations):
+            self.generation(gen)
+            bar.set_postfix(fitness=f"{self.fitness:.4f}")
+            bar.update(1)
+        bar.close()
+        return self.incumbent
+
+
+def provenance(s: Settings, arena: Arena, fitness: float, out: str) -> dict:
+    import simcli
+    d = asdict(s)
+    return {"seed": s.seed, "game": s.game, "variant": arena.job.variant, "players": s.players,
+            "game_version": int(arena.mod.VERSION), "simcli_version": simcli.__version__,
+            "date": time.strftime("%Y-%m-%d"), "command": s.command(out),
+            "generations": s.generations, "candidates": s.candidates, "games": s.games,
+            "finalists": s.finalists, "final_games": s.final_games, "pool": list(d["pool"]),
+            "restrictions": list(s.exploits if s.exploits is not None else arena.restrictions),
+            "exploit_weight": float(s.exploit_weight), "fitness": round(float(fitness), 6),
+            "start": s.start}
+
+
+def settings_from_file(path: Path) -> Settings:
+    """The Settings a parameter file's [provenance] records (to reproduce it)."""
+    from simcli.config import schema
+    p = schema.load(path, "tuned").get("provenance")
+    if not p:
+        raise SimError(f"tuned parameter file {path} has no [provenance] to reproduce it from")
+    return Settings(game=p["game"], players=p["players"], variant=p.get("variant"), seed=p["seed"],
+                    generations=p["generations"], candidates=p["candidates"], games=p["games"],
+                    finalists=p["finalists"], final_games=p["final_games"], pool=list(p["pool"]),
+                    exploits=list(p["restrictions"]), exploit_weight=p["exploit_weight"],
+                    start=p.get("start", "heuristic"))
+
+
+def train(s: Settings, progress: bool = False) -> tuple[dict, Trainer]:
+    t = Trainer(s, progress)
+    return t.run(), t
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    return [] if items == ["none"] else items
+
+
+def default_out(game: str, variant: str | None, players: int) -> Path:
+    return tuned.tuned_dir() / (f"{game}-{variant}-{players}p.toml" if variant else f"{game}-{players}p.toml")
+
+
+def summary_lines(t: Trainer) -> list[str]:
+    """What changed from the heuristic, and the last generation's figures."""
+    lines = []
+    for k in t.arena.knobs:
+        v = t.incumbent[k.name]
+        if v != k.default:
+            lines.append(f"  {k.name} = {v}  (heuristic {k.default})")
+    if not lines:
+        lines.append("  (every knob at the heuristic's value)")
+    last = t.history[-1] if t.history else None
+    if last:
+        gains = ", ".join(f"{x} {g:+.4f}" for x, g in last["gains"].items()) or "none tested"
+        lines.append(f"  last generation: fitness {last['fitness']:.4f}, mean pool share "
+                     f"{last['pool_share']:.4f}; exploit gains: {gains}")
+    return lines
+
+
+def train_command(s: "Settings", *, out: str | None, force: bool, threads: int | None, progress: bool,
+                  echo) -> Path:
+    """`simcli train`: check everything, race, and write the parameter file (output contract)."""
+    import sys
+    import time
+    from simcli.config import jobs as cfg
+    from simcli.config import tuned
+    from simcli.engine import runner
+    from simcli.engine.compile import ensure_compiled
+    from simcli.report.output import OutputFile
+    if not s.pool:
+        raise SimError("--pool is empty; give opponents such as heuristic,incumbent")
+    job = cfg.resolve(s.game, s.variant, s.players or None, policy="heuristic")
+    s.players = job.players
+    target = out or str(default_out(s.game, s.variant, job.players))
+    output = OutputFile(target, force=force).validate()
+    trainer = Trainer(s, progress=progress)
+    ensure_compiled([job], lambda line: print(line, file=sys.stderr, flush=True))
+    runner.set_threads(threads)
+    t0 = time.time()
+    trainer.run()
+    wall = time.time() - t0
+    shown = target if out else f"configs/{tuned.TUNED_DIR}/{Path(target).name}"   # the default, as typed
+    prov = provenance(s, trainer.arena, trainer.fitness, shown)
+    output.write_text(tuned.render(s.game, job.players, job.variant, trainer.incumbent, trainer.arena.knobs, prov))
+    echo(f"trained {s.game} {job.players}p ({job.variant}) in {wall:.1f} s:")
+    for line in summary_lines(trainer):
+        echo(line)
+    echo(f"wrote {target}")
+    return Path(target)
