@@ -72,7 +72,7 @@ RESTRICTIONS = (
 
 # ---- tuned: the heuristic's decision rule as named integer knobs (defaults = heuristic) -------
 (K_THUNDER_LEVEL, K_CLOUD_LEVEL, K_SUN_MIN_HELD, K_SUN_RELOOK, K_WIND_MIN_OFF, K_WIND_NEEDS_PAY,
- K_W_HELD, K_W_AVAIL) = range(8)
+ K_W_HELD, K_W_AVAIL, K_STALL_TURNS) = range(9)
 KNOBS = (
     Knob("thunder_level", K_THUNDER_LEVEL, 4, 0, 6, "Thunder (an off-suit Spade) an unmarked opponent "
          "known to hold this many cards of one suit (0: Thunder whenever an off-suit Spade is held; "
@@ -92,6 +92,9 @@ KNOBS = (
     Knob("w_avail", K_W_AVAIL, 1, 0, 48, "suit choice: weight of the suit's cards still to be had "
          "(not on the weather pile, not known in another hand); 32 or more puts them before the "
          "cards held"),
+    Knob("stall_turns", K_STALL_TURNS, 0, 0, 400, "from this turn of the game on, Thunder and Cloud "
+         "need no known threat (as at level 0): a weather card leaves the game and breaks the "
+         "repeating draw-and-discard cycles that lock up tables of weather-shy players (0: off)"),
 )
 KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
 for _k in KNOBS:
@@ -733,15 +736,19 @@ def heuristic_plan(st, s, kinds, allowed):
         T = h_target_suit(st, s, hand)
         off = hand & ~SUIT_MASK[T] & allowed
         if off:
+            stall = knob(st, s, K_STALL_TURNS)
+            stalled = stall > 0 and st[ST_TURN] >= stall
             spades = off & SUIT_MASK[SPADES]
             if spades:
                 t = h_mark_target(st, s, ST_SKIP)
-                if st[ST_SKIP + t] == 0 and h_level(st, s, t) >= knob(st, s, K_THUNDER_LEVEL):
+                lvl = 0 if stalled else knob(st, s, K_THUNDER_LEVEL)
+                if st[ST_SKIP + t] == 0 and h_level(st, s, t) >= lvl:
                     return KIND_WEATHER, lowest_bit(spades)
             clubs = off & SUIT_MASK[CLUBS]
             if clubs:
                 t = h_mark_target(st, s, ST_CLOUD)
-                if st[ST_CLOUD + t] == 0 and h_level(st, s, t) >= knob(st, s, K_CLOUD_LEVEL):
+                lvl = 0 if stalled else knob(st, s, K_CLOUD_LEVEL)
+                if st[ST_CLOUD + t] == 0 and h_level(st, s, t) >= lvl:
                     return KIND_WEATHER, lowest_bit(clubs)
             hearts = off & SUIT_MASK[HEARTS]
             if hearts and popcount(hand & SUIT_MASK[T]) >= knob(st, s, K_SUN_MIN_HELD):

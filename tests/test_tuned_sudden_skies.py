@@ -141,6 +141,20 @@ def test_thunder_level():
     assert e[:6] == (ss.E_WEATHER, 0, 1, parse_card("QS"), ss.THUNDER, 1)
 
 
+def test_stall_turns():
+    # From turn stall_turns on, Thunder needs no known threat (as thunder_level 0); before, the
+    # heuristic's rule: it draws. The turn taken here is turn 31.
+    def at_turn_31(**knobs):
+        t = table(3, SPADE_HAND, **knobs)
+        t.st[ss.ST_TURN] = 30
+        return first_event(t)
+
+    assert at_turn_31()[0] == ss.E_DRAW_DISCARD
+    assert at_turn_31(stall_turns=32)[0] == ss.E_DRAW_DISCARD
+    assert at_turn_31(stall_turns=31)[:6] == (ss.E_WEATHER, 0, 31, parse_card("QS"), ss.THUNDER, 1)
+    assert first_event(table(3, CLUB_HAND, stall_turns=1))[:6] == (ss.E_WEATHER, 0, 1, parse_card("QC"), ss.CLOUD, 1)
+
+
 def test_cloud_level():
     assert first_event(table(3, CLUB_HAND))[0] == ss.E_DRAW_DISCARD
     e = first_event(table(3, CLUB_HAND, cloud_level=0))
