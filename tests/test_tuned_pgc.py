@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from kernels import layout, pgc
-from kernels.spec import MAX_KNOBS, SEAT_KNOBS, SEAT_WIDTH
+from kernels.spec import MAX_KNOBS, SEAT_WIDTH
+from tests import helpers
 from tests.helpers import without_arc
 from tests.reference import pgc_ref
 from tests.test_pgc_games import ODD_RULES, VARIANTS, ref_row
@@ -24,35 +25,25 @@ from tests.test_pgc_rules import decode, params, state
 from tests.test_restrictions_pgc import trace, traced_actions
 
 DEFAULTS = {k.name: k.default for k in pgc.KNOBS}
-BY_NAME = {k.name: k for k in pgc.KNOBS}
+
+
+def knob_row(**over):
+    return helpers.knob_row(pgc, **over)
+
+
+def seats_of(policies, knobs=None, forbid=None, width=SEAT_WIDTH):
+    return helpers.tuned_seats(pgc, policies, knobs, forbid, width)
+
+
+def knob_vectors(seed, n):
+    return helpers.knob_vectors(pgc, seed, n)
+
+
 CASES = [(v, P) for v, (counts, _) in VARIANTS.items() for P in counts] + [("odd", 2), ("odd", 4), ("odd", 6)]
 
 
 def rules_of(variant):
     return ODD_RULES if variant == "odd" else VARIANTS[variant][1]
-
-
-def knob_row(**over):
-    row = np.zeros(MAX_KNOBS, dtype=np.int64)
-    for k in pgc.KNOBS:
-        row[k.index] = over.get(k.name, k.default)
-    return row
-
-
-def seats_of(policies, knobs=None, forbid=None, width=SEAT_WIDTH):
-    """Seat rows; ``knobs[s]`` (a dict of overrides, or a full row) fills a seat's knob columns."""
-    s = np.zeros((len(policies), width), dtype=np.int64)
-    for i, name in enumerate(policies):
-        pol, *args = name.split(":")
-        s[i, 0] = pgc.POLICIES[pol]
-        if pol == "mc":
-            s[i, 1], s[i, 2] = int(args[0]), pgc.POLICIES[args[1]]
-        if width >= SEAT_WIDTH and knobs is not None and knobs[i] is not None:
-            row = knobs[i] if isinstance(knobs[i], np.ndarray) else knob_row(**knobs[i])
-            s[i, SEAT_KNOBS:SEAT_KNOBS + MAX_KNOBS] = row
-        if forbid is not None:
-            s[i, 4] = forbid[i]
-    return s
 
 
 def run(p, seats, n, seed=2026, first=300, serial=True):
@@ -221,14 +212,6 @@ class Replay(pgc_ref.Game):
 
     def choose_random(self, seat, acts):
         return self.taken[seat].pop()
-
-
-def knob_vectors(rng_seed, n):
-    """All at lo, all at hi, then ``n`` uniform draws inside the bounds."""
-    gen = np.random.default_rng(rng_seed)
-    rows = [knob_row(**{k.name: k.lo for k in pgc.KNOBS}), knob_row(**{k.name: k.hi for k in pgc.KNOBS})]
-    rows += [knob_row(**{k.name: int(gen.integers(k.lo, k.hi + 1)) for k in pgc.KNOBS}) for _ in range(n)]
-    return rows
 
 
 @pytest.mark.parametrize("variant,P", [("base", 2), ("base", 3), ("overwrite", 4), ("odd", 5),

@@ -19,33 +19,26 @@ import pytest
 from kernels import layout
 from kernels import sudden_skies as ss
 from kernels.cards import HEARTS, SPADES, mask_of, parse_card
-from kernels.spec import MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
+from kernels.spec import MAX_KNOBS, SEAT_FORBID, SEAT_WIDTH
+from tests import helpers
 from tests.test_sudden_skies import H, Table, _replay_and_check, cards, params
 
 DEFAULTS = {k.name: k.default for k in ss.KNOBS}
-RULE_CASES = [{}, {"cloud_self": True, "wind_empty": "skip"}, {"take_win": False}]
 
 
 def knob_row(**over):
-    row = np.zeros(MAX_KNOBS, dtype=np.int64)
-    for k in ss.KNOBS:
-        row[k.index] = over.get(k.name, k.default)
-    return row
+    return helpers.knob_row(ss, **over)
 
 
 def seats_of(policies, knobs=None, forbid=None, width=SEAT_WIDTH):
-    s = np.zeros((len(policies), width), dtype=np.int64)
-    for i, name in enumerate(policies):
-        pol, *args = name.split(":")
-        s[i, 0] = ss.POLICIES[pol]
-        if pol == "mc":
-            s[i, 1], s[i, 2] = int(args[0]), ss.POLICIES[args[1]]
-        if width >= SEAT_WIDTH and knobs is not None and knobs[i] is not None:
-            row = knobs[i] if isinstance(knobs[i], np.ndarray) else knob_row(**knobs[i])
-            s[i, SEAT_KNOBS:SEAT_KNOBS + MAX_KNOBS] = row
-        if forbid is not None:
-            s[i, SEAT_FORBID] = forbid[i]
-    return s
+    return helpers.tuned_seats(ss, policies, knobs, forbid, width)
+
+
+def knob_vectors(seed, n):
+    return helpers.knob_vectors(ss, seed, n)
+
+
+RULE_CASES = [{}, {"cloud_self": True, "wind_empty": "skip"}, {"take_win": False}]
 
 
 def run(seats, n, rules=None, seed=2026, first=500, serial=True):
@@ -237,13 +230,6 @@ def test_suit_weights_choose_what_to_collect():
 
 
 # ---- any knobs play legal games ---------------------------------------------------------------
-def knob_vectors(seed, n):
-    gen = np.random.default_rng(seed)
-    rows = [knob_row(**{k.name: k.lo for k in ss.KNOBS}), knob_row(**{k.name: k.hi for k in ss.KNOBS})]
-    rows += [knob_row(**{k.name: int(gen.integers(k.lo, k.hi + 1)) for k in ss.KNOBS}) for _ in range(n)]
-    return rows
-
-
 @pytest.mark.parametrize("P", [2, 3, 4])
 @pytest.mark.parametrize("rules", [{}, {"cloud_self": True}])
 def test_knobs_in_bounds_play_legal_games(P, rules):
