@@ -32,7 +32,8 @@ from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
+from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, SEAT_WIDTH, Counter, Event, Knob,
+                   Restriction, Rule)
 
 GAME_ID = "pgc"
 VERSION = 1
@@ -93,8 +94,8 @@ RULES = (
                 "scoring that follows ends the game with this seat fewest"),
 )
 
-P_RANDOM, P_HEURISTIC, P_MC = 0, 1, 2
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
+P_RANDOM, P_HEURISTIC, P_MC, P_TUNED = 0, 1, 2, 3
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED}
 # mc:BUDGET:ROLLOUT - samples per decision (each sample's re-deal is shared by every option) and
 # the policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
@@ -190,7 +191,8 @@ PASSED = 16         # [PASSED + seat]: 1 when locked out this trick
 SCORE = PASSED + MAX_PLAYERS            # [SCORE + seat]: points so far
 N_HELD = SCORE + MAX_PLAYERS            # [N_HELD + seat]: cards in the hand in play
 RESERVE_ON = N_HELD + MAX_PLAYERS       # [RESERVE_ON + seat]: 1 while the 2p second hand waits
-HAND = RESERVE_ON + MAX_PLAYERS         # [HAND + seat*13 + rank]: counts of the hand in play
+KNOB = RESERVE_ON + MAX_PLAYERS         # [KNOB + seat*MAX_KNOBS + k]: the seat's heuristic knobs
+HAND = KNOB + MAX_PLAYERS * MAX_KNOBS   # [HAND + seat*13 + rank]: counts of the hand in play
 RESERVE = HAND + MAX_PLAYERS * N_RANKS  # [RESERVE + seat*13 + rank]: the 2p second hand
 PLAYED = RESERVE + MAX_PLAYERS * N_RANKS   # [PLAYED + rank]: copies played this round (public)
 STATE_SIZE = PLAYED + N_RANKS
@@ -791,14 +793,58 @@ def random_choice_on(st, params, acts, n, keys, ctrs, slot, fixed_rounds, target
     return rng.below(keys, ctrs, slot, n)
 
 
-# heuristic weights: value = W_CARDS*cards shed - W_UNITS*units left - strength shed (+ W_END)
-W_CARDS = 10
-W_UNITS = 20
-W_END = 100
+# ---- heuristic and tuned ------------------------------------------------------------------------
+# The heuristic scores each play (value = w_cards * cards shed - w_units * units left - w_strength *
+# strength shed, + w_end when the play ends the trick) and takes the best; responding, it refuses a
+# play that breaks a set or run it needs or spends a strong card early, and passes when it refuses
+# every play. ``tuned`` is the same rule with every number a knob (KNOBS, a seat's knob columns);
+# the defaults are the heuristic's, so a ``heuristic`` seat plays the default knob row.
 GO_OUT_VALUE = 1_000_000
 REFUSED = -(1 << 40)
-STRONG_RANK = 10        # 13, 14, 15: kept to win back the lead
-NEAR_OUT = 3            # with this few cards left after a play, strong cards may be spent
+(K_W_CARDS, K_W_UNITS, K_W_STRENGTH, K_W_END, K_W_POINTS, K_STRONG_RANK, K_NEAR_OUT, K_KEEP_MELDS,
+ K_OVERWRITE_BONUS, K_ADD_BONUS, K_LEAD_CARDS, K_MIN_RESPONSE, K_DANGER_CARDS) = range(13)
+KNOBS = (
+    Knob("w_cards", K_W_CARDS, 10, 0, 100, "value per card a play sheds"),
+    Knob("w_units", K_W_UNITS, 20, 0, 100, "cost per meld the hand still needs after the play "
+         "(distinct numbers held minus consecutive pairs): higher keeps sets and runs together"),
+    Knob("w_strength", K_W_STRENGTH, 1, -10, 20, "cost per rank step of the cards shed (rank index "
+         "0 = 1 .. 12 = 15): higher sheds weak cards first and keeps strong ones; negative the reverse"),
+    Knob("w_end", K_W_END, 100, -200, 500, "bonus for a play that ends the trick by itself (full set, "
+         "full run, Rule of 8's), so its player leads next"),
+    Knob("w_points", K_W_POINTS, 0, -50, 100, "value per card point shed (the points table): higher "
+         "dumps the cards that would score against the seat"),
+    Knob("strong_rank", K_STRONG_RANK, 10, 0, 13, "responding, refuse a play whose top card has this "
+         "rank index or more (10 = 13, 14, 15) while more than near_out cards would be left: kept to "
+         "win back the lead (13 = keep nothing)"),
+    Knob("near_out", K_NEAR_OUT, 3, 0, 16, "with at most this many cards left after a play, strong "
+         "cards may be spent when responding"),
+    Knob("keep_melds", K_KEEP_MELDS, 1, 0, 1, "1: responding, refuse a play that breaks a set or "
+         "leaves more melds to play (unless it ends the trick); 0: allow it"),
+    Knob("overwrite_bonus", K_OVERWRITE_BONUS, 0, -500, 500, "added to an Overwrite's value "
+         "(negative: Overwrite less, below min_response: never)"),
+    Knob("add_bonus", K_ADD_BONUS, 0, -500, 500, "added to an Add's value"),
+    Knob("lead_cards", K_LEAD_CARDS, 0, -50, 50, "added per card led: higher leads sets and runs "
+         "rather than singles"),
+    Knob("min_response", K_MIN_RESPONSE, -5000, -5000, 1000, "responding, pass unless the best play "
+         "is worth at least this (-5000: play whenever a play is not refused)"),
+    Knob("danger_cards", K_DANGER_CARDS, 0, 0, 12, "when an opponent holds at most this many cards "
+         "(its last hand), strong cards are no longer kept (0: off)"),
+)
+KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
+for _k in KNOBS:
+    KNOB_DEFAULTS[_k.index] = _k.default
+
+
+@jit
+def load_knobs(st, seats):
+    """Each seat's knob row in ``st``: a ``tuned`` seat's knob columns (an ``mc`` seat's when its
+    rollouts play ``tuned``), else the defaults (the heuristic; also for narrow seat arrays)."""
+    wide = seats.shape[1] >= SEAT_WIDTH
+    for s in range(seats.shape[0]):
+        pol = seats[s, 0]
+        own = wide and (pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED))
+        for k in range(MAX_KNOBS):
+            st[KNOB + s * MAX_KNOBS + k] = seats[s, SEAT_KNOBS + k] if own else KNOB_DEFAULTS[k]
 
 
 @jit(inline="always")
@@ -809,14 +855,18 @@ def units_of(held):
 
 
 @jit
-def heuristic_value(st, params, a, held, units_now, responding):
-    """Score of a play for the heuristic; returns REFUSED when it refuses the play."""
+def heuristic_value(st, params, a, held, units_now, responding, danger):
+    """Score of a play by the acting seat's knob row; REFUSED when it refuses the play
+    (``danger``: an opponent is near out, strong cards are not kept)."""
     seat = st[S_TO_ACT]
     if goes_out(st, a):
         return GO_OUT_VALUE
+    kb = KNOB + seat * MAX_KNOBS
     base = HAND + seat * N_RANKS
+    table = params[R_POINTS]
     shed = 0
     strength = 0
+    pts = 0
     top = -1
     splits_set = False
     after = held
@@ -826,6 +876,7 @@ def heuristic_value(st, params, a, held, units_now, responding):
         if k > 0:
             shed += k
             strength += k * r
+            pts += k * POINTS[table, r]
             top = r
             if k < st[base + r]:
                 splits_set = True
@@ -834,35 +885,57 @@ def heuristic_value(st, params, a, held, units_now, responding):
     units_after = units_of(after)
     cause = trick_end_cause(st, params, a)
     if responding and cause == T_ON:
-        if units_after > units_now or splits_set:
+        if st[kb + K_KEEP_MELDS] != 0 and (units_after > units_now or splits_set):
             return REFUSED                          # would break a set or run it needs
-        if top >= STRONG_RANK and st[N_HELD + seat] - shed > NEAR_OUT:
+        if (not danger and top >= st[kb + K_STRONG_RANK]
+                and st[N_HELD + seat] - shed > st[kb + K_NEAR_OUT]):
             return REFUSED                          # keep strong cards to win back the lead
-    v = W_CARDS * shed - W_UNITS * units_after - strength
+    v = (st[kb + K_W_CARDS] * shed - st[kb + K_W_UNITS] * units_after
+         - st[kb + K_W_STRENGTH] * strength + st[kb + K_W_POINTS] * pts)
     if cause != T_ON:
-        v += W_END                                  # the trick ends and it leads next
+        v += st[kb + K_W_END]                       # the trick ends and it leads next
+    typ = act_type(a)
+    if typ == A_OVERWRITE:
+        v += st[kb + K_OVERWRITE_BONUS]
+    elif typ == A_ADD:
+        v += st[kb + K_ADD_BONUS]
+    elif typ == A_LEAD:
+        v += st[kb + K_LEAD_CARDS] * shed
     return v
+
+
+@jit(inline="always")
+def opponent_near_out(st, seat, cards):
+    """Does another seat hold at most ``cards`` cards in its last hand (``cards`` 0: never)?"""
+    if cards > 0:
+        for o in range(st[S_PLAYERS]):
+            if o != seat and st[RESERVE_ON + o] == 0 and st[N_HELD + o] <= cards:
+                return True
+    return False
 
 
 @jit
 def heuristic_choice(st, params, acts, n):
-    """Best play by ``heuristic_value`` (first in canonical order on ties); Pass when every
-    play is refused (a leader always plays)."""
+    """Best play by ``heuristic_value`` with the acting seat's knobs (first in canonical order on
+    ties); Pass when every play is refused or, responding, the best is worth less than
+    min_response (a leader always plays)."""
     seat = st[S_TO_ACT]
+    kb = KNOB + seat * MAX_KNOBS
     responding = st[S_C_SIZE] > 0
     held, _, _ = rank_masks(st, seat)
     units_now = units_of(held)
+    danger = opponent_near_out(st, seat, st[kb + K_DANGER_CARDS])
     best = -1
     best_v = REFUSED
     for i in range(n):
         a = acts[i]
         if act_type(a) == A_PASS:
             continue
-        v = heuristic_value(st, params, a, held, units_now, responding)
+        v = heuristic_value(st, params, a, held, units_now, responding, danger)
         if v > best_v:
             best = i
             best_v = v
-    if best < 0:
+    if best < 0 or (responding and best_v < st[kb + K_MIN_RESPONSE]):
         return n - 1                                # Pass is last in canonical order
     return best
 
@@ -882,10 +955,14 @@ def determinize(st, me, keys, ctrs, slot, dst, pool):
     (the deck minus ``me``'s hand in play minus the cards played this round) are shuffled on
     stream ``slot`` and dealt to the other hands in play at their sizes (seat order), then to the
     2p second hands still set aside (``me``'s too) at their sizes; the rest stay undealt. Reads
-    only what ``me`` may see: its hand, ``PLAYED`` and the sizes."""
+    only what ``me`` may see: its hand, ``PLAYED`` and the sizes. Every seat of the sample plays
+    ``me``'s knob row (its rollout policy's: the defaults, or its own ``tuned`` knobs)."""
     for i in range(STATE_SIZE):
         dst[i] = st[i]
     P = st[S_PLAYERS]
+    for o in range(P):
+        for k in range(MAX_KNOBS):
+            dst[KNOB + o * MAX_KNOBS + k] = st[KNOB + me * MAX_KNOBS + k]
     copies = st[S_COPIES]
     mine = HAND + me * N_RANKS
     n = 0
@@ -926,7 +1003,7 @@ def rollout(st, params, pol, keys, ctrs, slot, fixed_rounds, target, acts, tmp, 
         n = legal_actions(st, params, acts)
         if forbid != 0 and st[S_TO_ACT] == me:
             n, _ = restrict_actions(acts, n, forbid)
-        if pol == P_HEURISTIC:
+        if pol == P_HEURISTIC or pol == P_TUNED:
             i = heuristic_choice(st, params, acts, n)
         else:
             i = random_choice_on(st, params, acts, n, keys, ctrs, slot, fixed_rounds, target, tmp)
@@ -1031,7 +1108,7 @@ def deal_round(st, params, seed, g, rnd, deck, keys, ctrs, slot):
     H = HAND_SIZE[P]
     if P == 3 and params[R_EXTRA_DEAL] != 0:
         H = EXTRA_DEAL_HAND
-    for i in range(HAND, STATE_SIZE):
+    for i in range(HAND, STATE_SIZE):       # the hands, not the knobs before them
         st[i] = 0
     for s in range(P):
         for i in range(s * H, (s + 1) * H):
@@ -1053,6 +1130,9 @@ def new_state(players):
     st[S_C_KIND] = -1
     st[S_C_LOW] = -1
     st[S_OUT] = -1
+    for s in range(MAX_PLAYERS):                # every seat plays the heuristic's knobs until
+        for k in range(MAX_KNOBS):              # play_one loads the seats' own (load_knobs)
+            st[KNOB + s * MAX_KNOBS + k] = KNOB_DEFAULTS[k]
     return st
 
 
@@ -1068,6 +1148,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     for j in range(out.shape[1]):
         out[row, j] = 0
     st = new_state(P)
+    load_knobs(st, seats)
     acts = np.zeros(MAX_ACTIONS, dtype=np.int64)
     tmp = np.zeros(MAX_PLAYERS, dtype=np.int64)
     deck = np.zeros(MAX_DECK, dtype=np.int64)
@@ -1110,7 +1191,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
                 n, yielded = restrict_actions(acts, n, forbid)
                 out[row, C0 + C_YIELDED] += yielded
             pol = seats[seat, 0]
-            if pol == P_HEURISTIC:
+            if pol == P_HEURISTIC or pol == P_TUNED:
                 i = heuristic_choice(st, params, acts, n)
             elif search is not None and pol == P_MC:
                 i = 0

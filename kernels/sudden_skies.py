@@ -22,7 +22,8 @@ from .cards import (
     card_name, lowest_bit, nth_bit, popcount,
 )
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
+from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, SEAT_WIDTH, Counter, Event, Knob,
+                   Restriction, Rule)
 
 GAME_ID = "sudden-skies"
 VERSION = 2  # 2: mc reveals a flush whenever offered (also with take_win = false)
@@ -52,8 +53,8 @@ RULES = (
          ruling="gap: the rules never say how a player with no card takes part in a Wind"),
 )
 
-P_RANDOM, P_HEURISTIC, P_MC = 0, 1, 2
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC}
+P_RANDOM, P_HEURISTIC, P_MC, P_TUNED = 0, 1, 2, 3
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED}
 # mc:BUDGET:ROLLOUT - samples per decision (each option is played forward from every sample)
 # and the policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
@@ -68,6 +69,36 @@ RESTRICTIONS = (
     Restriction("no-weather", RX_NO_WEATHER,
                 "never play a weather card unless it is the only action (draw pile empty)"),
 )
+
+# ---- tuned: the heuristic's decision rule as named integer knobs (defaults = heuristic) -------
+(K_THUNDER_LEVEL, K_CLOUD_LEVEL, K_SUN_MIN_HELD, K_SUN_RELOOK, K_WIND_MIN_OFF, K_WIND_NEEDS_PAY,
+ K_W_HELD, K_W_AVAIL, K_STALL_TURNS) = range(9)
+KNOBS = (
+    Knob("thunder_level", K_THUNDER_LEVEL, 4, 0, 6, "Thunder (an off-suit Spade) an unmarked opponent "
+         "known to hold this many cards of one suit (0: Thunder whenever an off-suit Spade is held; "
+         "6: never by choice)"),
+    Knob("cloud_level", K_CLOUD_LEVEL, 4, 0, 6, "Cloud (an off-suit Club) an unmarked opponent known "
+         "to hold this many of one suit (0: whenever; 6: never by choice)"),
+    Knob("sun_min_held", K_SUN_MIN_HELD, 3, 0, 6, "look with Sun (an off-suit Heart) only holding this "
+         "many cards of the suit collected (6: never by choice)"),
+    Knob("sun_relook", K_SUN_RELOOK, 0, 0, 400, "look with Sun only at an opponent never looked at "
+         "(0) or also at one last looked at more than this many turns ago"),
+    Knob("wind_min_off", K_WIND_MIN_OFF, 2, 0, 6, "play Wind (an off-suit Diamond) only holding this "
+         "many off-suit cards (6: never by choice)"),
+    Knob("wind_needs_pay", K_WIND_NEEDS_PAY, 1, 0, 1, "1: Wind only when the right-hand neighbour is "
+         "known to hold a card of the suit collected and to collect another; 0: without that"),
+    Knob("w_held", K_W_HELD, 32, 0, 48, "suit choice (what to collect, what to discard or pass): "
+         "weight of the cards of the suit held"),
+    Knob("w_avail", K_W_AVAIL, 1, 0, 48, "suit choice: weight of the suit's cards still to be had "
+         "(not on the weather pile, not known in another hand); 32 or more puts them before the "
+         "cards held"),
+    Knob("stall_turns", K_STALL_TURNS, 0, 0, 400, "from this turn of the game on, Thunder and Cloud "
+         "need no known threat (as at level 0): a weather card leaves the game and breaks the "
+         "repeating draw-and-discard cycles that lock up tables of weather-shy players (0: off)"),
+)
+KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
+for _k in KNOBS:
+    KNOB_DEFAULTS[_k.index] = _k.default
 
 REPORT_NOTES = (
     "sudden-skies score: 1 for the winner, 0 for everyone else (the rulebook names only a "
@@ -93,15 +124,13 @@ PASS_NO_DRAW, PASS_NO_ACTION = 0, 1
 
 # heuristic tuning
 # (a weather card costs a turn of tempo: weather now, draw next turn; so it is played sparingly)
-THREAT_LEVEL = 4        # Thunder/Cloud an opponent known to hold this many of one suit
-SUN_MIN_HELD = 3        # look with Sun only holding this many of its own suit...
-SUN_STALE_ROUNDS = 2    # ...at an opponent never looked at; choosing whom to look at, a look
-                        # older than this many rounds of turns counts as stale
-WIND_MIN_OFF = 2        # Wind needs an off-suit Diamond and another off-suit card to pass
+# The heuristic's thresholds and suit weights are the knobs of ``tuned`` (KNOBS below): a seat
+# reads them from its knob row in the state (ST_KNOB), the defaults for a ``heuristic`` seat.
+SUN_STALE_ROUNDS = 2    # choosing whom to look at, a look older than this many rounds of turns
+                        # counts as stale
 NEVER_SEEN_AGE = np.int64(1) << 39   # older than any real look (turn_cap <= 100000)
 # lexicographic keys packed into one integer: each weight exceeds everything below it
-W_LIVE = 1024           # suit want: live suit    > held * W_HELD + available (<= 6 * 32 + 13)
-W_HELD = 32             #            held cards   > available cards (<= 13)
+W_LIVE = 1024           # suit want: live suit > held * w_held + available * w_avail (<= 6*48 + 13*48)
 W_AVOID = 4096          # Wind card: the receiver's suit > any suit want
 W_UNMARKED = 64         # mark target: not yet marked > known level (<= 13)
 W_STALE = 16            # Sun target: stale look > known level (<= 13) ...
@@ -139,7 +168,8 @@ ST_KSLOT = ST_POSS + MAX_PLAYERS * N_LOC   # [4] draw-pile ring slots holding o'
 ST_MCARG = ST_KSLOT + MAX_PLAYERS      # [4 * 2] each seat's mc budget and rollout policy
 ST_FORBID = ST_MCARG + 2 * MAX_PLAYERS # [4] each seat's restriction bits (RESTRICTIONS)
 ST_WATCH = ST_FORBID + MAX_PLAYERS     # [4] each seat's watched restriction bits (only counted)
-ST_CTR = ST_WATCH + MAX_PLAYERS        # the game's counters
+ST_KNOB = ST_WATCH + MAX_PLAYERS       # [4 * MAX_KNOBS] each seat's heuristic knobs (load_knobs)
+ST_CTR = ST_KNOB + MAX_PLAYERS * MAX_KNOBS   # the game's counters
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 (C_WINNER_TURNS, C_THUNDER, C_SUN, C_WIND, C_CLOUD, C_SKIPS, C_FORCED_KEEPS, C_WEATHER_DRAWS,
@@ -283,6 +313,7 @@ def new_state(params, seats):
         if seats.shape[1] > SEAT_WATCH:     # restriction masks present (spec.SEAT_WIDTH rows)
             st[ST_FORBID + s] = seats[s, SEAT_FORBID]
             st[ST_WATCH + s] = seats[s, SEAT_WATCH]
+    load_knobs(st, seats)
     st[ST_PLAYERS] = P
     st[ST_WINNER] = -1
     for i in range(MAX_PLAYERS * MAX_PLAYERS):
@@ -292,6 +323,32 @@ def new_state(params, seats):
     for r in range(N_RULES):
         st[ST_RULES + r] = params[r]
     return st
+
+
+@jit
+def load_knobs(st, seats):
+    """Each seat's knob row (ST_KNOB): a ``tuned`` seat's knob columns (an ``mc`` seat's when its
+    rollouts play ``tuned``), else the defaults (the heuristic's; also for narrow seat arrays)."""
+    wide = seats.shape[1] >= SEAT_WIDTH
+    for s in range(MAX_PLAYERS):
+        own = False
+        if s < seats.shape[0] and wide:
+            pol = seats[s, 0]
+            own = pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED)
+        for k in range(MAX_KNOBS):
+            st[ST_KNOB + s * MAX_KNOBS + k] = seats[s, SEAT_KNOBS + k] if own else KNOB_DEFAULTS[k]
+
+
+@jit(inline='always')
+def knob(st, s, k):
+    """Seat s's knob k."""
+    return st[ST_KNOB + s * MAX_KNOBS + k]
+
+
+@jit(inline='always')
+def rule_based(pol):
+    """The heuristic and tuned play by the same rule (tuned with its own knobs)."""
+    return pol == P_HEURISTIC or pol == P_TUNED
 
 
 @jit
@@ -547,7 +604,8 @@ def h_suit_key(st, me, cards, u, elsewhere):
     live = N_RANKS - popcount(st[ST_GONE] & SUIT_MASK[u])
     held = popcount(cards & SUIT_MASK[u])
     avail = live - popcount(elsewhere & SUIT_MASK[u] & ~cards)
-    return (1 if live >= HAND_SIZE else 0) * W_LIVE + held * W_HELD + avail
+    return ((1 if live >= HAND_SIZE else 0) * W_LIVE + held * knob(st, me, K_W_HELD)
+            + avail * knob(st, me, K_W_AVAIL))
 
 
 @jit
@@ -678,23 +736,30 @@ def heuristic_plan(st, s, kinds, allowed):
         T = h_target_suit(st, s, hand)
         off = hand & ~SUIT_MASK[T] & allowed
         if off:
+            stall = knob(st, s, K_STALL_TURNS)
+            stalled = stall > 0 and st[ST_TURN] >= stall
             spades = off & SUIT_MASK[SPADES]
             if spades:
                 t = h_mark_target(st, s, ST_SKIP)
-                if st[ST_SKIP + t] == 0 and h_level(st, s, t) >= THREAT_LEVEL:
+                lvl = 0 if stalled else knob(st, s, K_THUNDER_LEVEL)
+                if st[ST_SKIP + t] == 0 and h_level(st, s, t) >= lvl:
                     return KIND_WEATHER, lowest_bit(spades)
             clubs = off & SUIT_MASK[CLUBS]
             if clubs:
                 t = h_mark_target(st, s, ST_CLOUD)
-                if st[ST_CLOUD + t] == 0 and h_level(st, s, t) >= THREAT_LEVEL:
+                lvl = 0 if stalled else knob(st, s, K_CLOUD_LEVEL)
+                if st[ST_CLOUD + t] == 0 and h_level(st, s, t) >= lvl:
                     return KIND_WEATHER, lowest_bit(clubs)
             hearts = off & SUIT_MASK[HEARTS]
-            if hearts and popcount(hand & SUIT_MASK[T]) >= SUN_MIN_HELD:
+            if hearts and popcount(hand & SUIT_MASK[T]) >= knob(st, s, K_SUN_MIN_HELD):
                 t = h_sun_target(st, s)
-                if h_age(st, s, t) == NEVER_SEEN_AGE:
+                age = h_age(st, s, t)
+                relook = knob(st, s, K_SUN_RELOOK)
+                if age == NEVER_SEEN_AGE or (relook > 0 and age > relook):
                     return KIND_WEATHER, lowest_bit(hearts)
             diamonds = off & SUIT_MASK[DIAMONDS]
-            if diamonds and popcount(off) >= WIND_MIN_OFF and h_wind_pays(st, s, T):
+            if (diamonds and popcount(off) >= knob(st, s, K_WIND_MIN_OFF)
+                    and (knob(st, s, K_WIND_NEEDS_PAY) == 0 or h_wind_pays(st, s, T))):
                 return KIND_WEATHER, lowest_bit(diamonds)
     if kinds & K_DRAW:
         return KIND_DRAW, -1
@@ -739,7 +804,7 @@ def _pick(mask, keys, ctrs, s):
 def choose_action(st, s, kinds, allowed, keys, ctrs):
     """(kind, weather card or -1) for a free turn with 2+ offered kinds or a Weather; weather
     cards only from ``allowed`` (restrict_turn)."""
-    if st[ST_POLICY + s] == P_HEURISTIC:
+    if rule_based(st[ST_POLICY + s]):
         kind, card = heuristic_plan(st, s, kinds, allowed)
         if popcount(kinds) > 1:
             st[ST_DECISIONS] += 1
@@ -764,7 +829,7 @@ def choose_action(st, s, kinds, allowed, keys, ctrs):
 def choose_discard(st, s, drawn, options, keys, ctrs):
     if popcount(options) > 1:
         st[ST_DECISIONS] += 1
-    if st[ST_POLICY + s] == P_HEURISTIC:
+    if rule_based(st[ST_POLICY + s]):
         return h_least_useful(st, s, st[ST_HAND + s] | bit(drawn), options)
     return _pick(options, keys, ctrs, s)
 
@@ -774,7 +839,7 @@ def choose_target(st, s, effect, keys, ctrs):
     n = n_targets(st, s, effect)
     if n > 1:
         st[ST_DECISIONS] += 1
-    if st[ST_POLICY + s] == P_HEURISTIC:
+    if rule_based(st[ST_POLICY + s]):
         return h_target(st, s, effect)
     if n > 1:
         return target_at(st, s, rng.below(keys, ctrs, s, n))
@@ -786,7 +851,7 @@ def choose_wind_card(st, p, receiver, keys, ctrs):
     hand = st[ST_HAND + p]
     if popcount(hand) > 1:
         st[ST_DECISIONS] += 1
-    if st[ST_POLICY + p] == P_HEURISTIC:
+    if rule_based(st[ST_POLICY + p]):
         return heuristic_wind_card(st, p, receiver)
     return _pick(hand, keys, ctrs, p)
 
@@ -1204,6 +1269,9 @@ def _determinize(st, me, extra, rpol, dst, cards, poss, loc, pilec, cap, work, k
                 dst[ST_KNOW + t * MAX_PLAYERS + u] = dst[ST_HAND + u] if seen else 0
     for p in range(MAX_PLAYERS):
         dst[ST_POLICY + p] = rpol
+        if p != me:     # every seat of the sample plays me's knob row (its rollout policy's)
+            for k in range(MAX_KNOBS):
+                dst[ST_KNOB + p * MAX_KNOBS + k] = st[ST_KNOB + me * MAX_KNOBS + k]
         if p != me:     # me's rollouts obey its restriction; another seat's is not known to me
             dst[ST_FORBID + p] = 0
         dst[ST_WATCH + p] = 0

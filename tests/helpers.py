@@ -70,3 +70,46 @@ def without_arc(rows, n_counters: int):
     """Result rows without their arc block (kernels/arc.py), for plain-Python references that
     state the rest of the row; tests/test_arc.py checks the arc block against traces."""
     return rows[..., :layout.RowLayout.of_width(rows.shape[-1], n_counters).arc.start]
+
+
+
+# ---- tuned seats (issue #24): seat rows with knob columns ------------------------------------------
+def knob_row(mod, **over):
+    """A full knob row of game module ``mod``: its defaults, with ``over`` by knob name."""
+    import numpy as np
+    from kernels.spec import MAX_KNOBS
+    row = np.zeros(MAX_KNOBS, dtype=np.int64)
+    for k in mod.KNOBS:
+        row[k.index] = over.get(k.name, k.default)
+    return row
+
+
+def tuned_seats(mod, policies, knobs=None, forbid=None, width=None):
+    """Seat rows for ``policies`` (``mc:B:ROLLOUT`` too); ``knobs[s]`` (overrides by name, or a
+    full row) fills seat s's knob columns, ``forbid[s]`` its forbid mask."""
+    import numpy as np
+    from kernels.spec import MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
+    width = SEAT_WIDTH if width is None else width
+    s = np.zeros((len(policies), width), dtype=np.int64)
+    for i, name in enumerate(policies):
+        pol, *args = name.split(":")
+        s[i, 0] = mod.POLICIES[pol]
+        if pol == "mc":
+            s[i, 1], s[i, 2] = int(args[0]), mod.POLICIES[args[1]]
+        if width >= SEAT_WIDTH and knobs is not None and knobs[i] is not None:
+            row = knobs[i] if isinstance(knobs[i], np.ndarray) else knob_row(mod, **knobs[i])
+            s[i, SEAT_KNOBS:SEAT_KNOBS + MAX_KNOBS] = row
+        if forbid is not None:
+            s[i, SEAT_FORBID] = forbid[i]
+    return s
+
+
+def knob_vectors(mod, seed, n):
+    """Knob rows: all at lo, all at hi, then ``n`` uniform draws inside the bounds."""
+    import numpy as np
+    gen = np.random.default_rng(seed)
+    rows = [knob_row(mod, **{k.name: k.lo for k in mod.KNOBS}),
+            knob_row(mod, **{k.name: k.hi for k in mod.KNOBS})]
+    rows += [knob_row(mod, **{k.name: int(gen.integers(k.lo, k.hi + 1)) for k in mod.KNOBS})
+             for _ in range(n)]
+    return rows

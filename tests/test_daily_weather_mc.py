@@ -11,6 +11,7 @@ import pytest
 
 from kernels import daily_weather as dw
 from kernels import layout, rng
+from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
 from simcli.engine import runner
 from simcli.stats import mean_ci
@@ -134,7 +135,7 @@ def test_mc_results_are_identical_across_threads_and_chunks():
 
 def test_mc_policy_spec_and_counters():
     job = cfg.resolve("daily-weather", policy="mc")
-    assert job.seats[0].tolist() == [dw.P_MC, 64, dw.P_GREEDY, 0, 0, 0]
+    assert job.seats[0].tolist() == [dw.P_MC, 64, dw.P_GREEDY, 0, 0, 0] + [0] * MAX_KNOBS   # no knobs: not tuned
     names = [c.name for c in dw.COUNTERS]
     assert names[-4:] == ["mc_rollouts", "mc_rollout_plays", "restriction_forbidden", "restriction_yielded"]
     assert names.index("measure") == dw.C_MEASURE

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from kernels import layout, pgc, rng
+from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
 from simcli.engine import runner
 from tests.helpers import paired_match
@@ -196,5 +197,6 @@ def test_bad_mc_arguments_are_refused(spec, needle):
 
 def test_mc_policy_label_and_seat_row():
     job = cfg.resolve("pgc", players=3, seats="mc,mc:16:random,heuristic")
-    assert job.seats[0].tolist() == [pgc.P_MC, 64, pgc.P_HEURISTIC, 0, 0, 0]
-    assert job.seats[1].tolist() == [pgc.P_MC, 16, pgc.P_RANDOM, 0, 0, 0]
+    knobs = [0] * MAX_KNOBS                     # not a tuned seat: knob columns stay zero
+    assert job.seats[0].tolist() == [pgc.P_MC, 64, pgc.P_HEURISTIC, 0, 0, 0] + knobs
+    assert job.seats[1].tolist() == [pgc.P_MC, 16, pgc.P_RANDOM, 0, 0, 0] + knobs

@@ -693,7 +693,7 @@ def test_trace_row_is_the_played_row(P):
 
 def test_declarations():
     assert [r.index for r in ss.RULES] == list(range(len(ss.RULES)))
-    assert ss.POLICIES == {"random": 0, "heuristic": 1, "mc": 2}
+    assert ss.POLICIES == {"random": 0, "heuristic": 1, "mc": 2, "tuned": 3}
     assert ss.score_range(4, params()) == (0, 1)
     assert ss.length_range(4, params(turn_cap=77)) == (1, 77)
     assert ss.format_card(parse_card("10H")) == "10H" and ss.format_card(-1) == "-"

@@ -20,6 +20,7 @@ import pytest
 
 from kernels import layout, rng
 from kernels import sudden_skies as ss
+from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
 from simcli.engine import runner
 from tests.helpers import paired_match
@@ -442,7 +443,7 @@ def test_bad_mc_arguments_are_refused(spec, needle):
 
 def test_mc_defaults():
     job = cfg.resolve("sudden-skies", policy="mc")
-    assert job.seats[0].tolist() == [MC, 64, H, 0, 0, 0]     # no restriction bits
+    assert job.seats[0].tolist() == [MC, 64, H, 0, 0, 0] + [0] * MAX_KNOBS  # no restriction bits, no knobs
 
 
 # ---- a sure win is taken ---------------------------------------------------------------------------
