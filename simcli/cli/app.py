@@ -191,6 +191,7 @@ def check_cmd(
     alpha: Annotated[Optional[float], typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate")] = None,
     threads: ThreadsOpt = None, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
+    force: Annotated[bool, typer.Option("--force", help="with --update: replace a --baseline folder that is not an earlier baseline")] = False,
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
     from simcli.analyses import check
@@ -199,13 +200,11 @@ def check_cmd(
     counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
     seed = conf.baseline_seed if update else conf.check_seed
-    # --update replaces the baseline folder whole; it is what the option is for
-    output = OutputFolder(baseline, force=True, option="--baseline").validate() if update else None
+    output = check.update_target(baseline, force) if update else None
     if not update:
-        if not (baseline / "variants.parquet").is_file():
-            raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
-        base = check.read_tables(baseline)
+        base = check.read_baseline(baseline, conf.jobs)
         expected = check.load_expectations(expectations)
+        check.validate_expectations(expected, conf.jobs, expectations)
     spec = RunSpec(conf.jobs, counts, seed, threads, DEFAULT_CHUNK, Backend(backend, scheduler, workers),
                    progress=show_progress(no_progress)).validate()
     from simcli.engine.runspec import compute
