@@ -30,20 +30,23 @@ def run(game: str | None = None, *, variant: str | None = None, players: int | N
     written to disk. Raises ``ValueError`` (a ``simcli.errors.SimError``) for bad arguments.
     """
     from simcli.errors import SimError
-    from simcli.engine.runspec import DEFAULT_CHUNK, Backend, RunSpec, execute, resolve_run
+    from simcli.validation import api_arguments, check_environment
+    check_environment()
     unknown = set(daily) - {"year", "date", "birthday", "cards"}
     if unknown:
         raise SimError(f"unknown argument(s) {', '.join(sorted(unknown))}; simcli.run takes game, variant, "
                        f"players, games, seed, seats, policy, rules, rotate, until_ci, threads, chunk, "
                        f"progress (daily-weather also year, date, birthday, cards)")
+    api_arguments(game=game, variant=variant, players=players, games=games, seed=seed, seats=seats,
+                  policy=policy, rules=rules, rotate=rotate, until_ci=until_ci, threads=threads,
+                  chunk=chunk, progress=progress, **daily)
+    from simcli.engine.runspec import DEFAULT_CHUNK, Backend, RunSpec, execute, resolve_run
     if isinstance(seats, (list, tuple)):
-        seats = ",".join(map(str, seats))
-    if rules is not None and not isinstance(rules, dict):
-        raise SimError(f"rules must be a dict of rule name -> value, not {type(rules).__name__}")
+        seats = ",".join(seats)
     jobs, counts, seed, extra, post = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules={k: _rule_text(v) for k, v in (rules or {}).items()}, games=games, seed=seed, **daily)
-    spec = RunSpec(jobs, counts, seed, threads, chunk or DEFAULT_CHUNK, Backend(), rotate, until_ci,
+    spec = RunSpec(jobs, counts, seed, threads, DEFAULT_CHUNK if chunk is None else chunk, Backend(), rotate, until_ci,
                    progress, extra_meta=extra, post=post, echo=lambda *_: None)
     tables, _ = execute(spec)
     return tables

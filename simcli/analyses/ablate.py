@@ -250,8 +250,8 @@ def ablate_cmd(game, variant, players, policy, restrictions, games, seed, thread
                output, fmt, html, date, progress, echo) -> Path:
     """`simcli ablate`: print the ablations table, write it (+ ablations.png, meta.json) under the
     output contract (``output`` is a validated ``simcli.report.output.OutputFolder``)."""
-    import tempfile
     from simcli.report import export
+    from simcli.report.export import png_bytes
     from simcli.engine.compile import ensure_compiled
     from simcli.engine.runspec import RunSpec, write_result
     # the shared checks of every simulating command, before anything runs
@@ -280,8 +280,7 @@ def ablate_cmd(game, variant, players, policy, restrictions, games, seed, thread
                   "players": job.players, "policies": job.policies, "rules": job.rules,
                   "labels": job.labels, "notes": list(getattr(job.module, "REPORT_NOTES", ()))}],
     }
-    with tempfile.TemporaryDirectory() as tmp:
-        png = ablations_png(table, Path(tmp) / "ablations.png").read_bytes()
+    png = png_bytes(ablations_png, table)
     final = write_result(output, {"ablations": table}, fmt, meta, {"ablations.png": png}, html=html)
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")

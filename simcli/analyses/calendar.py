@@ -10,6 +10,7 @@ says so (``kernels.daily_weather.is_standin()``).
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from pathlib import Path
 
 import polars as pl
@@ -124,13 +125,14 @@ def summaries(dates: pl.DataFrame) -> dict[str, pl.DataFrame]:
     return out
 
 
-def calendar_png(dates: pl.DataFrame, path) -> Path:
-    """Heat-map of success rate by date (12 months x 31 days), one panel per policy."""
+def calendar_png(dates: pl.DataFrame, path):
+    """Heat-map of success rate by date (12 months x 31 days), one panel per policy; ``path`` is a
+    file path or a binary file object."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     import numpy as np
 
-    path = Path(path)
+    path = Path(path) if isinstance(path, (str, os.PathLike)) else path
     policies = sorted(dates["policy"].unique().to_list())
     fig = Figure(figsize=(11, 3.2 * max(len(policies), 1) + 0.6))
     FigureCanvasAgg(fig)
@@ -152,8 +154,9 @@ def calendar_png(dates: pl.DataFrame, path) -> Path:
         ax.set_xticks(range(0, 31, 2), [str(d) for d in range(1, 32, 2)], fontsize=7)
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="success rate", shrink=0.9)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    if isinstance(path, Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", dpi=110)
     return path
 
 
@@ -187,8 +190,12 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
 
     if cards_path is not None:
         from simcli.config import schema
-        if not Path(cards_path).exists():
-            raise SimError(f"--cards {cards_path}: no such file; give a card data file (TOML)")
+        try:
+            os.stat(cards_path)
+        except FileNotFoundError:
+            raise SimError(f"--cards {cards_path}: no such file; give a card data file (TOML)") from None
+        except OSError:
+            pass  # the reader names the OS's reason in one line
         schema.load(cards_path, "cards")  # keys, types, sizes: one line naming the file and key
         try:
             dw.use_cards(cards_path)
@@ -224,11 +231,10 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
     n = games or DEFAULT_GAMES
 
     def post(tables, results=None):
+        from simcli.report.export import png_bytes
         dates = dates_table(tables)
         summ = summaries(dates)
-        import tempfile
-        with tempfile.TemporaryDirectory() as tmp:
-            png = calendar_png(dates, Path(tmp) / "calendar.png").read_bytes()
+        png = png_bytes(calendar_png, dates)
         lines = [f"daily-weather {variant or base.variant}: {len(entries)} date(s) x {len(names)} "
                  f"polic{'y' if len(names) == 1 else 'ies'} x {n} games"
                  + (" - STAND-IN card data" if dw.is_standin() else "")]

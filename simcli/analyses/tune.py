@@ -696,7 +696,6 @@ def tune_cmd(
     force: Annotated[bool, typer.Option("--force", help="replace a non-empty --out whole (default: refuse it)")] = False,
 ) -> None:
     """Which rule value(s) hit a balance target: race candidates on common deals."""
-    import tempfile
     from simcli.report import export
     from simcli.report import tables as report
     from simcli.engine import runner
@@ -739,9 +738,7 @@ def tune_cmd(
             "jobs": [{"game": c.job.game, "version": c.job.module.VERSION, "variant": c.job.variant,
                       "players": c.job.players, "policies": c.job.policies, "rules": c.job.rules,
                       "labels": c.job.labels, "games": c.deals} for c in r.cands]}
-    with tempfile.TemporaryDirectory() as tmp:
-        png = Path(tmp) / "tune.png"
-        tune_png(table, list(tuned), tgt, png)
-        final = write_result(output, tables, fmt, meta, {"tune.png": png.read_bytes()}, html=html)
+    png = export.png_bytes(tune_png, table, list(tuned), tgt)
+    final = write_result(output, tables, fmt, meta, {"tune.png": png}, html=html)
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     typer.echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -43,8 +44,9 @@ def _resolve_jobs(game, variant, players, policy, seats, rule) -> list[cfg.Job]:
     return cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules)
 
 
-def _output(out: Optional[str], force: bool) -> OutputFolder:
-    return OutputFolder(out, force=force).validate()
+def _output(out: Optional[str], force: bool, *inputs) -> OutputFolder:
+    """The validated --out; ``inputs`` (files the command reads) must not lie inside it."""
+    return OutputFolder(out, force=force, inputs=inputs).validate()
 
 
 @app.command("list")
@@ -119,7 +121,7 @@ def run_cmd(
         rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
         birthday=birthday, cards=cards)
     execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers), rotate,
-                    until_ci, show_progress(no_progress), per_game, fmt, html, _output(out, force),
+                    until_ci, show_progress(no_progress), per_game, fmt, html, _output(out, force, cards),
                     extra, post, typer.echo))
 
 
@@ -134,7 +136,7 @@ def sweep_cmd(
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from simcli.analyses.sweep import load_sweep
-    output = _output(out, force)
+    output = _output(out, force, file)
     jobs, settings, axes = load_sweep(file)
     default = games or settings["games"] or 20000
     # --games overrides every grid; otherwise a grid's own `games` beats the file's
@@ -176,7 +178,8 @@ def report_cmd(
         raise SimError(f"{folder} is a file; give a folder written by run, sweep or ladder")
     if not folder.is_dir():
         raise SimError(f"report folder {folder} does not exist")
-    target = OutputFile(out or default_html_path(folder), force=force, replace_ok=out is None).validate()
+    target = OutputFile(default_html_path(folder) if out is None else out, force=force,
+                        replace_ok=out is None).validate()
     path = target.write_text(render_html(folder))
     typer.echo(f"wrote {path}")
 
@@ -249,17 +252,13 @@ def ladder_cmd(
     seed = DEFAULT_SEED if seed is None else seed
 
     def post(tables, results):
-        import tempfile
         import polars as pl
         table = ladder.ladder_table(results, pairs)
         with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
                        tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
             text = str(table.select("rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
                                     "diff_vs_previous", "diff_ci_low", "diff_ci_high"))
-        with tempfile.TemporaryDirectory() as tmp:
-            png = Path(tmp) / "ladder.png"
-            ladder.ladder_png(table, png)
-            return {"ladder": table}, {"ladder.png": png.read_bytes()}, [text]
+        return {"ladder": table}, {"ladder.png": export.png_bytes(ladder.ladder_png, table)}, [text]
 
     execute(RunSpec([j for _, _, j in pairs], games, seed, threads, DEFAULT_CHUNK,
                     Backend(backend, scheduler, workers), True, None, show_progress(no_progress), False,
@@ -351,20 +350,44 @@ def _one_line(e) -> str:
     return msg
 
 
+def _fail(code: int, e) -> None:
+    """One line on stderr, every staged output of this process removed, exit ``code``."""
+    from simcli.report.output import abandon_all
+    abandon_all()
+    typer.echo(f"error: {e}", err=True)
+    sys.exit(code)
+
+
+def _stream_error(e: OSError) -> str:
+    """An OS error that reached the top: a write to standard output (or a named file) failed.
+    Standard output is pointed at /dev/null so that Python's own flush at exit stays quiet."""
+    if e.filename is not None:
+        return f"cannot write {e.filename}: {e.strerror or e}"
+    try:
+        if sys.stdout is sys.__stdout__:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return f"cannot write standard output: {e.strerror or e}"
+
+
 def main() -> None:
     """Console entry point: errors become one line; exit 2 bad input, 1 a failed write (or `check`
     finding a move), 130/143 interrupted (SIGINT/SIGTERM), with nothing half-written."""
     from simcli.engine.interrupt import run_interruptibly
+    from simcli.validation import check_environment
     try:
+        check_environment()
         code = run_interruptibly(lambda: app(standalone_mode=False))  # returns typer.Exit's code
         if isinstance(code, int) and code:
             sys.exit(code)
     except SimError as e:
-        typer.echo(f"error: {e}", err=True)
-        sys.exit(2)
+        _fail(2, e)
     except WriteError as e:
-        typer.echo(f"error: {e}", err=True)
-        sys.exit(1)
+        _fail(1, e)
+    except OSError as e:  # printing failed (stdout on a full device, a closed pipe)
+        _fail(1, _stream_error(e))
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except typer.Abort:

@@ -220,7 +220,7 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
             raise SimError(f"--seats lists {len(specs)} policies but {game} {variant} has {players} "
                            f"seats to fill; valid policies: {', '.join(valid)}")
     else:
-        specs = [policy or "random"] * players
+        specs = ["random" if policy is None else policy] * players
     names, rows = [], []
     arg_specs = getattr(mod, "POLICY_ARGS", {})
     for spec in specs:

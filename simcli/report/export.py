@@ -20,6 +20,15 @@ TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "pai
 FORMATS = ("parquet", "csv")
 
 
+def png_bytes(draw, *args) -> bytes:
+    """The plot ``draw(*args, file)`` saves, as PNG bytes made in memory: no temporary file, so a
+    full or unwritable TMPDIR or an interrupt cannot fail the command or leave a file behind."""
+    import io
+    buf = io.BytesIO()
+    draw(*args, buf)
+    return buf.getvalue()
+
+
 def package_versions() -> dict:
     vers = {"python": platform.python_version()}
     for p in ("simcli", "numba", "numpy", "polars", "typer", "tqdm"):

@@ -186,6 +186,23 @@ class _Staged:
             self._unregister()
 
 
+class ScratchFolder(_Staged):
+    """A private temporary folder (e.g. a local Dask cluster's ``local_directory``), removed by
+    ``remove`` and, on an interrupt, by ``abandon_all`` like any staged output."""
+
+    def __init__(self, prefix: str = "simcli-"):
+        self._made = []
+        try:
+            self.staging = Path(tempfile.mkdtemp(prefix=prefix))
+        except OSError as e:
+            raise _os_error(Path(tempfile.gettempdir()), e) from None
+        self.path = self.staging
+        self._register()
+
+    def remove(self) -> None:
+        self.abandon()
+
+
 class OutputFolder(_Staged):
     """A result folder written under the output contract.
 
