@@ -359,10 +359,11 @@ def _fail(code: int, e) -> None:
 
 
 def _stream_error(e: OSError) -> str:
-    """An OS error that reached the top: a write to standard output (or a named file) failed.
+    """An OS error that reached the top: a write to standard output failed (or, naming a file,
+    an OS call no narrower handler caught).
     Standard output is pointed at /dev/null so that Python's own flush at exit stays quiet."""
     if e.filename is not None:
-        return f"cannot write {e.filename}: {e.strerror or e}"
+        return f"{e.filename}: {e.strerror or e}"
     try:
         if sys.stdout is sys.__stdout__:
             devnull = os.open(os.devnull, os.O_WRONLY)
