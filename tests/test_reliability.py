@@ -144,6 +144,9 @@ def test_check_update_writes_a_baseline_only_into_a_new_empty_or_baseline_folder
         assert "--force" in one_line(r) and str(folder) in r.stderr
         assert sorted(p.name for p in folder.iterdir()) == before
     assert (mine / "thesis.txt").read_text() == "mine"
+    r = invoke("check", "--update", "--config", conf, "--baseline", tmp_path, "--force", "--no-progress")
+    assert r.exit_code == 2 and "input" in one_line(r)  # even --force never replaces the config's folder
+    assert conf.exists()
     earlier = copy_baseline(tmp_path / "baseline")  # an earlier baseline is what --update replaces
     r = invoke("check", "--update", "--config", conf, "--baseline", earlier, "--no-progress")
     assert r.exit_code == 0, r.output

@@ -123,11 +123,13 @@ def is_baseline(folder: Path) -> bool:
     return isinstance(meta, dict) and meta.get("purpose") == "balance baseline"
 
 
-def update_target(baseline: Path, force: bool):
+def update_target(baseline: Path, force: bool, config: Path | None = None):
     """Where ``check --update`` writes: a new or empty folder, or an earlier baseline (replaced
-    whole). A folder of other files (a user's own, a run result) needs ``--force``."""
+    whole). A folder of other files (a user's own, a run result) needs ``--force``; one holding
+    the check config (``config``, default configs/check.toml) is refused even then."""
     from simcli.report.output import OutputFolder
-    out = OutputFolder(baseline, force=True, option="--baseline").validate()
+    config = Path(config) if config is not None else cfg.configs_dir() / "check.toml"
+    out = OutputFolder(baseline, force=True, option="--baseline", inputs=[config]).validate()
     if not force and not is_baseline(out.target) and out.target.is_dir() and any(out.target.iterdir()):
         raise SimError(f"--baseline {baseline} holds files that are not a simcli baseline; choose a "
                        f"new or empty folder, or add --force to replace it whole")

@@ -203,7 +203,7 @@ def check_cmd(
     counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
     seed = conf.baseline_seed if update else conf.check_seed
-    output = check.update_target(baseline, force) if update else None
+    output = check.update_target(baseline, force, config_file) if update else None
     if not update:
         base = check.read_baseline(baseline, conf.jobs)
         expected = check.load_expectations(expectations)
