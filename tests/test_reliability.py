@@ -129,6 +129,16 @@ def test_force_never_replaces_a_folder_holding_the_current_or_home_folder_or_an_
     assert (work / "notes.txt").read_text() == "mine" and sweep.exists()
 
 
+def test_force_never_replaces_the_game_configs_every_command_reads(tmp_path, monkeypatch):
+    configs = tmp_path / "configs"
+    shutil.copytree(cfg.configs_dir(), configs)
+    monkeypatch.setattr(cfg, "configs_dir", lambda: configs)
+    before = sorted(p.name for p in configs.iterdir())
+    r = invoke("run", *GAME, "--out", configs, "--force")
+    assert r.exit_code == 2 and "configs" in one_line(r)
+    assert sorted(p.name for p in configs.iterdir()) == before
+
+
 def test_check_update_writes_a_baseline_only_into_a_new_empty_or_baseline_folder(tmp_path):
     conf = tmp_path / "check.toml"
     conf.write_text(CHECK_CONF)

@@ -94,10 +94,14 @@ def _cwd() -> Path | None:
 
 
 def _refuse_protected(path: Path, real: Path, option: str, inputs=()) -> None:
-    """Refuse a destination that is, or contains, the current, home or root folder or an input:
-    replacing it would remove what is not the command's result."""
+    """Refuse a destination that is, or contains, the current, home or root folder, an input,
+    the game configs every command reads or simcli itself: replacing it would remove what is not
+    the command's result."""
+    from simcli.config.jobs import configs_dir
     named = [("the root folder", Path("/")), ("the current folder", _cwd()),
-             ("the home folder", _real(Path.home(), "HOME"))]
+             ("the home folder", _real(Path.home(), "HOME")),
+             ("simcli's game configs", _real(configs_dir(), "configs")),
+             ("the simcli installation", _real(Path(__file__).parents[1], "simcli"))]
     named += [(f"the input {p}", _real(Path(p), "input")) for p in inputs]
     for what, prot in named:
         if prot is not None and (prot == real or real in prot.parents):
