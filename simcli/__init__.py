@@ -32,11 +32,16 @@ def run(game: str | None = None, *, variant: str | None = None, players: int | N
     from simcli.errors import SimError
     from simcli.analyses.run import resolve_run
     from simcli.engine.runspec import DEFAULT_CHUNK, RunSpec, execute
+    from simcli.cli.validation import api_arguments, check_environment
+    check_environment()
     unknown = set(daily) - {"year", "date", "birthday", "cards"}
     if unknown:
         raise SimError(f"unknown argument(s) {', '.join(sorted(unknown))}; simcli.run takes game, variant, "
                        f"players, games, seed, seats, policy, rules, rotate, until_ci, threads, chunk, "
                        f"progress (daily-weather also year, date, birthday, cards)")
+    api_arguments(game=game, variant=variant, players=players, games=games, seed=seed, seats=seats,
+                  policy=policy, rules=rules, rotate=rotate, until_ci=until_ci, threads=threads,
+                  chunk=chunk, progress=progress, **daily)
     if isinstance(seats, (list, tuple)):
         seats = ",".join(map(str, seats))
     if rules is not None and not isinstance(rules, dict):
@@ -44,7 +49,7 @@ def run(game: str | None = None, *, variant: str | None = None, players: int | N
     jobs, counts, seed, extra, analysis = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules={k: _rule_text(v) for k, v in (rules or {}).items()}, games=games, seed=seed, **daily)
-    spec = RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk or DEFAULT_CHUNK,
+    spec = RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=DEFAULT_CHUNK if chunk is None else chunk,
                    rotate=rotate, until_ci=until_ci, progress=progress, extra_meta=extra,
                    echo=lambda *_: None)
     tables, _ = execute(spec, analysis)

@@ -39,7 +39,7 @@ def test_api_bad_arguments_raise_value_error_with_the_cli_message():
         (dict(game="nosuch"), "unknown game 'nosuch'; valid games:"),
         (dict(game="forecasts-cubes", players=9), "valid player counts"),
         (dict(game="forecasts-cubes", rules={"nosuch": 1}), "unknown rule 'nosuch'"),
-        (dict(game="forecasts-cubes", games=0), "--games 0 is outside"),
+        (dict(game="forecasts-cubes", games=0), "Invalid value for '--games'"),  # the CLI's words (#28)
         (dict(game="forecasts-cubes", policy="random", seats="random,random,random,random"), "not both"),
         (dict(game="forecasts-cubes", threads=0), "--threads"),
         (dict(game="forecasts-cubes", until_ci=2.0), "--until-ci"),

@@ -10,6 +10,7 @@ says so (``kernels.daily_weather.is_standin()``).
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from pathlib import Path
 
 import polars as pl
@@ -185,8 +186,12 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
 
     if cards_path is not None:
         from simcli.config import schema
-        if not Path(cards_path).exists():
-            raise SimError(f"--cards {cards_path}: no such file; give a card data file (TOML)")
+        try:
+            os.stat(cards_path)
+        except FileNotFoundError:
+            raise SimError(f"--cards {cards_path}: no such file; give a card data file (TOML)") from None
+        except OSError:
+            pass  # the reader names the OS's reason in one line
         schema.load(cards_path, "cards")  # keys, types, sizes: one line naming the file and key
         try:
             dw.use_cards(cards_path)

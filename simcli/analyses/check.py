@@ -89,8 +89,51 @@ def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
             what = f"no column {', '.join(missing)}" if missing else f"column {', '.join(wrong)} is not numeric"
             raise SimError(f"baseline table {p} is not a simcli {name} table ({what}); "
                            "make a baseline with `simcli check --update`")
+        if df.height == 0:
+            raise SimError(f"baseline table {p} is empty; make a baseline with `simcli check --update`")
         tables[name] = df
     return tables
+
+
+def read_baseline(folder: Path, jobs: list) -> dict[str, pl.DataFrame]:
+    """The baseline's tables, refused in one line when missing, damaged, empty, or covering none
+    of the check's jobs (a run of another game: every test would only report it missing)."""
+    try:
+        present = (Path(folder) / "variants.parquet").is_file()
+    except OSError as e:
+        raise SimError(f"--baseline {folder}: {e.strerror or e}") from None
+    if not present:
+        raise SimError(f"no baseline in {folder}; make one with `simcli check --update`")
+    tables = read_tables(Path(folder))
+    have = set(tables["variants"].select("game", "variant", "players").iter_rows())
+    if not any((j.game, j.variant, j.players) in have for j in jobs):
+        shown = ", ".join(sorted({f"{g}/{v}/{n}p" for g, v, n in have}))[:200]
+        raise SimError(f"baseline {folder} covers none of the {len(jobs)} jobs of the check config "
+                       f"(it holds {shown}); make one with `simcli check --update`")
+    return tables
+
+
+def is_baseline(folder: Path) -> bool:
+    """Whether ``folder`` holds a baseline written by ``simcli check --update``."""
+    import json
+    try:
+        meta = json.loads((Path(folder) / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("purpose") == "balance baseline"
+
+
+def update_target(baseline: Path, force: bool, config: Path | None = None):
+    """Where ``check --update`` writes: a new or empty folder, or an earlier baseline (replaced
+    whole). A folder of other files (a user's own, a run result) needs ``--force``; one holding
+    the check config (``config``, default configs/check.toml) is refused even then."""
+    from simcli.report.output import OutputFolder
+    config = Path(config) if config is not None else cfg.configs_dir() / "check.toml"
+    out = OutputFolder(baseline, force=True, option="--baseline", inputs=[config]).validate()
+    if not force and not is_baseline(out.target) and out.target.is_dir() and any(out.target.iterdir()):
+        raise SimError(f"--baseline {baseline} holds files that are not a simcli baseline; choose a "
+                       f"new or empty folder, or add --force to replace it whole")
+    return out
 
 
 def _key_cols(df: pl.DataFrame) -> list[str]:
@@ -225,6 +268,49 @@ def load_expectations(path: Path | None = None) -> list[dict]:
     return schema.load(Path(path), "expectations").get("expect", [])
 
 
+def _metric_names(job) -> set[str]:
+    """Every metric an expectation may name for ``job``: the numeric ``variants`` columns and
+    the ``counters`` metrics its tables hold (built from one empty game, nothing simulated)."""
+    from simcli.report import tables as report
+    from simcli.engine import runner
+    acc = runner.accumulators_for(job)
+    acc.misc[0] = 1  # one empty game: every ratio defined, so every column is built
+    tables = report.build_tables([runner.Result(job, acc, 1, 0)])
+    var, cnt = tables["variants"], tables["counters"]
+    names = {c for c, t in var.schema.items() if t.is_numeric()}
+    return names | (set(cnt["metric"].to_list()) if cnt.height else set())
+
+
+def validate_expectations(expected: list[dict], jobs: list, path) -> None:
+    """An expectation names only variants, player counts and metrics that exist (else it would
+    silently check nothing): one line naming the file, the entry and the bad key."""
+    path = path if path is not None else cfg.configs_dir() / "expectations.toml"
+    names: dict[str, set] = {}
+    for i, e in enumerate(expected, 1):
+        where = f"expectations file {path}: expect[{i}]"
+        games = [e["game"]] if "game" in e else sorted({j.game for j in jobs})
+        variants = {g: cfg.variants_of(g)[1] for g in games}
+        if "variant" in e and not any(e["variant"] in v for v in variants.values()):
+            valid = sorted({n for v in variants.values() for n in v})
+            raise SimError(f"{where}.variant: unknown variant {e['variant']!r}; valid variants: {', '.join(valid)}")
+        if "players" in e:
+            counts = sorted({n for v in variants.values() for name, d in v.items()
+                             if e.get("variant", name) == name for n in d["players"]})
+            if e["players"] not in counts:
+                raise SimError(f"{where}.players: {e['players']} players is not a count of "
+                               f"{'/'.join(games)}{' ' + e['variant'] if 'variant' in e else ''}; "
+                               f"valid counts: {', '.join(map(str, counts))}")
+        valid = set()
+        for g in games:
+            if g not in names:
+                mine = [j for j in jobs if j.game == g] or [cfg.resolve(g)]
+                names[g] = set().union(*(_metric_names(j) for j in mine))
+            valid |= names[g]
+        if e["metric"] not in valid:
+            raise SimError(f"{where}.metric: unknown metric {e['metric']!r}; valid metrics: "
+                           f"{', '.join(sorted(valid))}")
+
+
 def check_expectations(tables: dict[str, pl.DataFrame], expectations: list[dict]) -> list[dict]:
     """Each expectation against every matching job; returns one row per evaluation."""
     variants = tables["variants"]
@@ -287,22 +373,19 @@ def meta_for(conf: CheckConfig, seed: int) -> dict:
 
 
 def check_command(*, update: bool, games, config_file, baseline: Path, expectations, alpha,
-                  threads, backend, progress: bool, echo) -> int:
+                  threads, backend, progress: bool, echo, force: bool = False) -> int:
     """`simcli check`: re-make the baseline (``update``) or compare a fresh run with it and the
     designer's expectations. Returns the exit code (1: balance moved or an expectation failed)."""
     from simcli.engine.runspec import DEFAULT_CHUNK, RunSpec, compute, write_result
-    from simcli.report.output import OutputFolder
     conf = load_check_config(config_file)
     counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
     seed = conf.baseline_seed if update else conf.check_seed
-    # --update replaces the baseline folder whole; it is what the option is for
-    output = OutputFolder(baseline, force=True, option="--baseline").validate() if update else None
+    output = update_target(baseline, force, config_file) if update else None
     if not update:
-        if not (baseline / "variants.parquet").is_file():
-            raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
-        base = read_tables(baseline)
+        base = read_baseline(baseline, conf.jobs)
         expected = load_expectations(expectations)
+        validate_expectations(expected, conf.jobs, expectations)
     spec = RunSpec(jobs=conf.jobs, games=counts, seed=seed, threads=threads, chunk=DEFAULT_CHUNK,
                    backend=backend, progress=progress).validate()
     _, tables, _, _ = compute(spec)

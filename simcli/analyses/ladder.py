@@ -19,6 +19,9 @@ from simcli.stats import paired_difference, policy_share
 
 def rungs(game: str, budgets: list[int], rollout: str) -> list[str]:
     mod = cfg.game_module(game)
+    if not rollout.strip():
+        raise SimError(f"--rollout is empty; give the mc rollout policy, one of "
+                       f"{', '.join(p for p in mod.POLICIES if p != 'mc')}")
     names = ["random", "heuristic"]
     if "mc" in mod.POLICIES:
         names += [f"mc:{b}:{rollout}" for b in budgets]

@@ -108,6 +108,11 @@ def candidate_values(rule, text: str) -> list:
             raise SimError(f"--rule {rule.name}={text}: STEP must be at least 1")
         if lo > hi:
             raise SimError(f"--rule {rule.name}={text} is an empty range (LO > HI); valid: {rule.domain()}")
+        if (rule.lo is not None and lo < rule.lo) or (rule.hi is not None and hi > rule.hi):
+            raise SimError(f"--rule {rule.name}={text} reaches values outside {rule.domain()}")
+        if (hi - lo) // step + 1 > MAX_CANDIDATES:
+            raise SimError(f"--rule {rule.name}={text} has more than {MAX_CANDIDATES} values; "
+                           "narrow the range or add a STEP")
         raw = list(range(lo, hi + 1, step))
     else:
         raw = [v for v in text.split(",") if v.strip()]
@@ -218,7 +223,7 @@ def resolve_metric(name: str, job: cfg.Job, rotate: bool) -> Metric:
         return Metric(name, ROW_METRICS[name])
     if name.startswith("win_share:"):
         seat = name.split(":", 1)[1]
-        if not seat.isdigit() or int(seat) >= S:
+        if not (seat.isascii() and seat.isdigit()) or int(seat) >= S:
             raise SimError(f"metric {name!r}: SEAT must be 0..{S - 1}")
         return Metric(name, "win", int(seat))
     if name.startswith("policy_share:"):

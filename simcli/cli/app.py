@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -45,8 +46,9 @@ def _resolve_jobs(game, variant, players, policy, seats, rule) -> list[cfg.Job]:
     return cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules)
 
 
-def _output(out: Optional[str], force: bool) -> OutputFolder:
-    return OutputFolder(out, force=force).validate()
+def _output(out: Optional[str], force: bool, *inputs) -> OutputFolder:
+    """The validated --out; ``inputs`` (files the command reads) must not lie inside it."""
+    return OutputFolder(out, force=force, inputs=inputs).validate()
 
 
 @app.command("list")
@@ -93,7 +95,7 @@ def run_cmd(
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate, until_ci=until_ci,
                     progress=show_progress(no_progress), per_game=per_game, fmt=fmt, html=html,
-                    output=_output(out, force), extra_meta=extra, echo=typer.echo), analysis)
+                    output=_output(out, force, cards), extra_meta=extra, echo=typer.echo), analysis)
 
 
 @app.command("sweep")
@@ -107,7 +109,7 @@ def sweep_cmd(
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from simcli.analyses.sweep import load_sweep
-    output = _output(out, force)
+    output = _output(out, force, file)
     jobs, settings, axes = load_sweep(file)
     default = games or settings["games"] or 20000
     # --games overrides every grid; otherwise a grid's own `games` beats the file's
@@ -164,7 +166,8 @@ def report_cmd(
         raise SimError(f"{folder} is a file; give a folder written by run, sweep or ladder")
     if not folder.is_dir():
         raise SimError(f"report folder {folder} does not exist")
-    target = OutputFile(out or default_html_path(folder), force=force, replace_ok=out is None).validate()
+    target = OutputFile(default_html_path(folder) if out is None else out, force=force,
+                        replace_ok=out is None).validate()
     path = target.write_text(render_html(folder))
     typer.echo(f"wrote {path}")
 
@@ -179,13 +182,14 @@ def check_cmd(
     alpha: Annotated[Optional[float], typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate")] = None,
     threads: ThreadsOpt = None, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
+    force: Annotated[bool, typer.Option("--force", help="with --update: replace a --baseline folder that is not an earlier baseline")] = False,
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
     from simcli.analyses import check
     code = check.check_command(update=update, games=games, config_file=config_file, baseline=baseline,
                                expectations=expectations, alpha=alpha, threads=threads,
                                backend=Backend(backend, scheduler, workers),
-                               progress=show_progress(no_progress), echo=typer.echo)
+                               progress=show_progress(no_progress), echo=typer.echo, force=force)
     if code:
         raise typer.Exit(code=code)
 
@@ -343,20 +347,45 @@ def _one_line(e) -> str:
     return msg
 
 
+def _fail(code: int, e) -> None:
+    """One line on stderr, every staged output of this process removed, exit ``code``."""
+    from simcli.report.output import abandon_all
+    abandon_all()
+    typer.echo(f"error: {e}", err=True)
+    sys.exit(code)
+
+
+def _stream_error(e: OSError) -> str:
+    """An OS error that reached the top: a write to standard output failed (or, naming a file,
+    an OS call no narrower handler caught).
+    Standard output is pointed at /dev/null so that Python's own flush at exit stays quiet."""
+    if e.filename is not None:
+        return f"{e.filename}: {e.strerror or e}"
+    try:
+        if sys.stdout is sys.__stdout__:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return f"cannot write standard output: {e.strerror or e}"
+
+
 def main() -> None:
     """Console entry point: errors become one line; exit 2 bad input, 1 a failed write (or `check`
     finding a move), 130/143 interrupted (SIGINT/SIGTERM), with nothing half-written."""
     from simcli.engine.interrupt import run_interruptibly
+    from simcli.cli.validation import check_environment
     try:
+        check_environment()
         code = run_interruptibly(lambda: app(standalone_mode=False))  # returns typer.Exit's code
         if isinstance(code, int) and code:
             sys.exit(code)
     except SimError as e:
-        typer.echo(f"error: {e}", err=True)
-        sys.exit(2)
+        _fail(2, e)
     except WriteError as e:
-        typer.echo(f"error: {e}", err=True)
-        sys.exit(1)
+        _fail(1, e)
+    except OSError as e:  # printing failed (stdout on a full device, a closed pipe)
+        _fail(1, _stream_error(e))
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except typer.Abort:

@@ -5,7 +5,6 @@ error is a SimError whose one-line message names the problem and the valid choic
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,19 +24,9 @@ def configs_dir() -> Path:
 
 
 def load_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise SimError(f"config file not found: {path}") from None
-    except IsADirectoryError:
-        raise SimError(f"{path} is a folder; give a config file (TOML)") from None
-    except OSError as e:
-        raise SimError(f"cannot read config file {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise SimError(f"config file {path} is not valid TOML (not UTF-8 text)") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SimError(f"config file {path} is not valid TOML: {e}") from None
+    """A game's config file, through the one bounded TOML reader (``schema.read_toml``)."""
+    from simcli.config import schema
+    return schema.read_toml(path, "config file")
 
 
 def known_games() -> list[str]:
@@ -264,7 +253,7 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
             raise SimError(f"--seats lists {len(specs)} policies but {game} {variant} has {players} "
                            f"seats to fill; valid policies: {', '.join(valid)}")
     else:
-        specs = [policy or "random"] * players
+        specs = ["random" if policy is None else policy] * players
     names, rows = [], []
     arg_specs = getattr(mod, "POLICY_ARGS", {})
     knobs = knob_source(mod, variant, players)

@@ -26,6 +26,8 @@ from simcli.errors import SimError
 SEED_MAX = 2**63 - 1        # a master seed is a non-negative int64
 MAX_GAMES = 10**12          # games per job (~40 days of the fastest kernel on 2 cores); the one bound, CLI and files alike
 MAX_PLAYERS = 16            # a sanity bound; the game's own counts are checked when jobs resolve
+MAX_CONFIG_BYTES = 1 << 20  # a config file is read only up to this size (1 MiB)
+MAX_DEPTH = 16              # nesting of arrays and tables in a config file (the schemas use 4)
 
 
 def _word(v) -> str:
@@ -330,24 +332,51 @@ def validate(data: dict, kind: str, path) -> dict:
     return data
 
 
+def _too_deep(v, depth: int = 0) -> bool:
+    """Whether ``v`` nests arrays and tables deeper than ``MAX_DEPTH`` (iterative: no recursion)."""
+    stack = [(v, depth)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (list, dict)):
+            if d >= MAX_DEPTH:
+                return True
+            stack.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return False
+
+
+def _read_bounded(p: Path, what: str) -> bytes:
+    """At most ``MAX_CONFIG_BYTES`` of the file (a device such as /dev/zero never ends)."""
+    with open(p, "rb") as f:
+        data = f.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise SimError(f"{what} {p} is larger than {MAX_CONFIG_BYTES // 1024} KiB; a config file "
+                       f"is a small TOML file")
+    return data
+
+
 def read_toml(path, what: str = "config file") -> dict:
-    """Parse a TOML file; a missing file, a folder, an unreadable or malformed file is one line."""
+    """Parse a TOML file; a missing file, a folder, an unreadable, malformed, oversized or too
+    deeply nested file, or a name the OS refuses, is one line."""
     p = Path(path)
     if str(path) == "":
         raise SimError(f"{what}: an empty path was given; give a TOML file")
-    if p.is_dir():
-        raise SimError(f"{what} {p} is a folder; give a TOML file")
     try:
-        with open(p, "rb") as f:
-            return tomllib.load(f)
+        if p.is_dir():
+            raise SimError(f"{what} {p} is a folder; give a TOML file")
+        data = tomllib.loads(_read_bounded(p, what).decode("utf-8"))
     except FileNotFoundError:
         raise SimError(f"{what} {p} not found") from None
     except tomllib.TOMLDecodeError as e:
         raise SimError(f"{what} {p} is not valid TOML: {' '.join(str(e).split())}") from None
     except UnicodeDecodeError:
         raise SimError(f"{what} {p} is not a UTF-8 text file (TOML)") from None
+    except (RecursionError, MemoryError):
+        raise SimError(f"{what} {p} nests arrays or tables too deeply (at most {MAX_DEPTH} levels)") from None
     except OSError as e:
         raise SimError(f"{what} {p} cannot be read: {e.strerror or e}") from None
+    if _too_deep(data):
+        raise SimError(f"{what} {p} nests arrays or tables too deeply (at most {MAX_DEPTH} levels)")
+    return data
 
 
 def load(path, kind: str) -> dict:

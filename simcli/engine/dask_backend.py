@@ -239,14 +239,20 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
 
 @contextlib.contextmanager
 def _local_cluster(distributed, workers: int, threads_per_worker: int | None, quiet: bool):
+    from simcli.report.output import ScratchFolder
+    import dask
+    scratch = ScratchFolder("simcli-dask-")  # scheduler's and workers' files: removed on every path out
     try:
-        cluster = distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=threads_per_worker or 1, processes=True,
-            host="127.0.0.1", dashboard_address=None,
-            # the scheduler serves /health etc. even without a dashboard: any free port
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR if quiet else logging.WARNING)
+        with dask.config.set({"temporary-directory": str(scratch.path)}):
+            cluster = distributed.LocalCluster(
+                local_directory=str(scratch.path),
+                n_workers=workers, threads_per_worker=threads_per_worker or 1, processes=True,
+                host="127.0.0.1", dashboard_address=None,
+                # the scheduler serves /health etc. even without a dashboard: any free port
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+                silence_logs=logging.ERROR if quiet else logging.WARNING)
     except Exception as e:  # noqa: BLE001
+        scratch.remove()
         raise SimError(f"could not start a local Dask cluster of {workers} workers: "
                        f"{type(e).__name__}: {' '.join(str(e).split())}") from None
     from simcli.engine.interrupt import on_interrupt
@@ -255,7 +261,10 @@ def _local_cluster(distributed, workers: int, threads_per_worker: int | None, qu
         yield cluster
     finally:
         forget()
-        cluster.close()
+        try:
+            cluster.close()
+        finally:
+            scratch.remove()
 
 
 def _unreachable(scheduler: str, timeout: float, why: str) -> SimError:

@@ -85,6 +85,7 @@ def _stop_now(signum) -> None:
         t = threading.Thread(target=_quietly, args=(fn,), daemon=True)
         t.start()
         t.join(CLEANUP_TIMEOUT_S)
+    abandon_all()  # again: scratch a closing cluster wrote meanwhile
     if done:
         msg = f"interrupted after the result was complete: {', '.join(map(str, done))}"
     else:

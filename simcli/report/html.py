@@ -89,6 +89,25 @@ def _read(path: Path) -> pl.DataFrame:
         raise SimError(f"cannot read {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
 
 
+# columns that tell the standard tables apart (a file holding another table is refused)
+SHAPES = {"seats": ("seat", "win_share"), "variants": ("games",), "scores": ("seat", "score", "count"),
+          "lengths": ("length", "count"), "counters": ("metric", "value")}
+NOT_IN = {"variants": ("seat", "score", "length", "metric")}
+
+
+def _shaped(path: Path, name: str, df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` if it has the shape of the ``name`` table (or is empty), else one line."""
+    if not df.width:
+        return df
+    missing = [c for c in SHAPES.get(name, ()) if c not in df.columns]
+    foreign = [c for c in NOT_IN.get(name, ()) if c in df.columns]
+    if missing or foreign:
+        what = f"no column {', '.join(missing)}" if missing else f"it has column {', '.join(foreign)}"
+        raise SimError(f"{path} is not a simcli {name} table ({what}); give a folder written by "
+                       "run, sweep or ladder")
+    return df
+
+
 def read_report(report_dir: Path) -> tuple[dict[str, pl.DataFrame], dict]:
     """(tables by name, meta) from a report folder; Parquet preferred over CSV."""
     d = Path(report_dir)
@@ -100,7 +119,7 @@ def read_report(report_dir: Path) -> tuple[dict[str, pl.DataFrame], dict]:
         for ext in ("parquet", "csv"):
             p = d / f"{name}.{ext}"
             if p.is_file():
-                tables[name] = _read(p)
+                tables[name] = _shaped(p, name, _read(p))
                 break
     if "seats" not in tables and "variants" not in tables and "ablations" not in tables:
         raise SimError(f"{d} is not a simcli report folder (no seats/variants tables)")
