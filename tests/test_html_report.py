@@ -15,6 +15,7 @@ import pytest
 from simcli.config import jobs as config
 from simcli.report import export
 from simcli.report import html as html_report
+from simcli.report.html import plots as html_plots
 from simcli.report import tables as report
 from simcli.engine import runner
 from simcli.errors import SimError
@@ -141,7 +142,7 @@ def test_figures_are_capped_with_a_note(base_run, tmp_path, monkeypatch):
     pl.DataFrame({"date": [d.isoformat() for d in days] * 3, "policy": ["a"] * 40 + ["b"] * 40 + ["c"] * 40,
                   "games": [10] * 120, "success_rate": [.5] * 120, "score_mean": [1.0] * 120}
                  ).write_csv(folder / "dates.csv")
-    monkeypatch.setattr(html_report, "MAX_FIGURES", 2)
+    monkeypatch.setattr(html_plots, "MAX_FIGURES", 2)
     text = html_report.render_html(folder)
     assert len(images(text)) == 2
     assert "3 figures left out: this page draws at most 2" in text  # a calendar, the game arc, the job panels
@@ -212,7 +213,7 @@ def test_crowded_sweep_draws_every_combination_and_their_mean(tmp_path, monkeypa
     meta_jobs += meta_jobs[:6]  # 30 jobs in meta: listed by setup, not one by one
     (folder / "meta.json").write_text(json.dumps({"axes": ["variant", "players", "policies", "tricks"],
                                                   "jobs": meta_jobs}))
-    monkeypatch.setattr(html_report, "MAX_FIGURES", 3)
+    monkeypatch.setattr(html_plots, "MAX_FIGURES", 3)
     text = html_report.render_html(folder)
     assert_self_contained(text)
     # against variant (12 other combinations: crowded), players, tricks; policies = players
