@@ -94,8 +94,10 @@ def _variants(rows):
 
 
 def test_a_variant_equal_to_another_is_flagged_and_wall_time_is_ignored():
-    v = _variants([{"variant": "base", "tie_rate": 0.1}, {"variant": "easy", "tie_rate": 0.1, "wall_s": 9.0},
-                   {"variant": "hard", "tie_rate": 0.2}])
+    nan = float("nan")   # a solo game's leader gap: NaN in both rows is the same number
+    v = _variants([{"variant": "base", "tie_rate": 0.1, "leader_gap": nan},
+                   {"variant": "easy", "tie_rate": 0.1, "wall_s": 9.0, "leader_gap": nan},
+                   {"variant": "hard", "tie_rate": 0.2, "leader_gap": nan}])
     table = fd.build({"variants": v})
     assert table.height == 1 and table["subject"][0] == "variant easy = base" and table["flagged"][0]
 
@@ -175,3 +177,32 @@ def test_integral_floats_print_as_integers_and_large_values_keep_significant_dig
     df = pl.DataFrame({"length_mean": [40.0, 40.0], "score_mean": [123.456, 7.5], "share": [0.41234, 0.5]})
     lines = fmt.table_lines(df, n=2000, limit=200)
     assert lines[2].split() == ["40", "123.5", "0.412"]
+
+
+# ------------------------------------------------------------------------------ stale words
+
+def test_every_restriction_example_printed_by_list_is_accepted():
+    from simcli.config import jobs as cfg
+    from tests.helpers import invoke
+    r = invoke("list")
+    assert r.exit_code == 0, r.output
+    game, examples = None, []
+    for line in r.output.splitlines():
+        if line and not line.startswith(" "):
+            game = line.split()[0]
+        m = re.search(r"restrictions \(POLICY\+NAME, e\.g\. (\S+)\):", line)
+        if m:
+            examples.append((game, m.group(1)))
+    assert len(examples) == len([g for g in cfg.known_games() if getattr(cfg.game_module(g), "RESTRICTIONS", ())])
+    for game, example in examples:
+        job = cfg.resolve(game, policy=example)          # raises SimError if refused
+        assert job.policies[0] == example
+
+
+def test_designed_play_is_declared_per_game_and_names_a_policy():
+    from simcli.config import jobs as cfg
+    for game in cfg.known_games():
+        p = cfg.designed_play(game)
+        assert p in cfg.game_module(game).POLICIES
+    assert cfg.designed_play("forecasts-cubes") == "heuristic"
+    assert cfg.designed_play("daily-weather") == "greedy"

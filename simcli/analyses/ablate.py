@@ -124,17 +124,7 @@ def run_ablations(abls: list[Ablation], games: int, seed: int, threads: int | No
     return abls
 
 
-def holm_adjusted(pvalues: list[float]) -> list[float]:
-    """Holm step-down adjusted p-values (compare each with the family-wise alpha)."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adj = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        p = pvalues[i]
-        running = max(running, min(1.0, (m - rank) * p) if p == p else 1.0)
-        adj[i] = running
-    return adj
+holm_adjusted = stats.holm_adjusted   # its home is simcli/stats.py
 
 
 def ablations_table(abls: list[Ablation]) -> pl.DataFrame:
@@ -216,8 +206,8 @@ def resolve_job(game: str, variant: str | None, players: int | None, policy: str
         rules = {**drules, **rules}
     elif date is not None:
         raise SimError("--date is for daily-weather only")
-    if policy is None:  # the game's heuristic: code 1 (daily-weather's greedy)
-        policy = next((k for k, v in cfg.game_module(game).POLICIES.items() if v == 1), "random")
+    if policy is None:  # the game's designed play (configs/<game>.toml)
+        policy = cfg.designed_play(game)
     (job,) = cfg.expand(game, variant, players, policy=policy, rules=rules, labels=labels)
     if game == "daily-weather":
         from kernels import daily_weather as dw
@@ -246,8 +236,18 @@ def restriction_names(restrictions: str | None) -> list[str] | None:
     return names
 
 
+def header_line(job: cfg.Job, games: int, designed: bool) -> str:
+    """What ablate plays, and what its --games counted."""
+    from simcli.report.headers import games_phrase
+    P = job.players
+    play = (f"base policy {job.policies[0]} (the game's designed play; --policy chooses another)"
+            if designed else f"base policy {job.policies[0]}")
+    return (f"{job.describe().split(' [')[0]}: {play}; per restriction "
+            f"{games_phrase(games, P)} with the restricted seat + {games:,} all-base games")
+
+
 def ablate_cmd(game, variant, players, policy, restrictions, games, seed, threads, chunk, rule,
-               output, fmt, html, date, progress, echo) -> Path:
+               output, fmt, html, date, progress, echo, wide: bool = False, threshold: float = 0.02) -> Path:
     """`simcli ablate`: print the ablations table, write it (+ ablations.png, meta.json) under the
     output contract (``output`` is a validated ``simcli.report.output.OutputFolder``)."""
     import tempfile
@@ -262,15 +262,18 @@ def ablate_cmd(game, variant, players, policy, restrictions, games, seed, thread
     if note:
         print(note, file=sys.stderr)
     ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
+    echo(header_line(job, games, policy is None))
     t0 = time.time()
     table = ablations_table(run_ablations(plans, games, seed, threads, chunk, progress))
     wall = time.time() - t0
     kind = "success_rate" if solo(job) else "win_share"
-    with pl.Config(tbl_rows=60, tbl_cols=20, tbl_width_chars=200, float_precision=4,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-        echo(f"{job.describe()}: {games} deals, each restricted seat rotated over {job.players} seat(s)")
-        echo(str(table.select("restriction", f"{kind}_restricted", f"{kind}_base", "diff", "ci_low",
-                              "ci_high", "p_holm", "forbidden_per_game", "yielded_per_game")))
+    from simcli.report import findings
+    from simcli.report.fmt import echo_table
+    echo_table(echo, table.select("restriction", f"{kind}_restricted", f"{kind}_base", "diff", "ci_low",
+                                  "ci_high", "p_holm", "forbidden_per_game", "yielded_per_game"),
+               n=games, wide=wide)
+    tables = {"ablations": table}
+    findings.add_to(tables, findings.Settings(threshold=threshold), echo)
     meta = {
         "command": sys.argv, "seed": seed, "games": games, "chunk": chunk,
         "threads": runner.set_threads(threads), "wall_time_s": round(wall, 3),
@@ -282,7 +285,7 @@ def ablate_cmd(game, variant, players, policy, restrictions, games, seed, thread
     }
     with tempfile.TemporaryDirectory() as tmp:
         png = ablations_png(table, Path(tmp) / "ablations.png").read_bytes()
-    final = write_result(output, {"ablations": table}, fmt, meta, {"ablations.png": png}, html=html)
+    final = write_result(output, tables, fmt, meta, {"ablations.png": png}, html=html)
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
     return final

@@ -615,6 +615,16 @@ def verdict_lines(r: Race, games: int) -> list[str]:
     return lines
 
 
+def header_line(cands: list[Candidate], tgt: Target, games: int, rotate: bool, play: dict) -> str:
+    """What tune races, with which play, and what --games counts."""
+    from simcli.report.headers import games_phrase
+    job = cands[0].job
+    how = (f"designed play, every seat {play['play']['policy']} (--policy or --seats chooses another)"
+           if play["play"].get("designed") else f"seats {job.policy_label}")
+    return (f"tune {job.game}/{job.variant}/{job.players}p to {tgt.describe()}: {len(cands)} candidates, "
+            f"{how}; each plays at most {games_phrase(games, job.players if rotate else 1)}")
+
+
 def tune_png(table, rules: list[str], target: Target, path: Path) -> None:
     """Metric against rule value with 95% intervals and the target line; a heat-map for two rules."""
     import matplotlib
@@ -689,6 +699,8 @@ def tune_cmd(
     html: Annotated[bool, typer.Option("--html", help="also write report.html")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar")] = False,
     force: Annotated[bool, typer.Option("--force", help="replace a non-empty --out whole (default: refuse it)")] = False,
+    wide: Annotated[bool, typer.Option("--wide", help="print tables in one block with every column and full cells")] = False,
+    threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="findings: the smallest win-share effect flagged in the verdict")] = 0.02,
 ) -> None:
     """Which rule value(s) hit a balance target: race candidates on common deals."""
     import tempfile
@@ -701,6 +713,10 @@ def tune_cmd(
     output = OutputFolder(out, force=force).validate()
     tgt = parse_target(target)
     tuned, fixed = parse_rules(game, rule)
+    from simcli.engine.runspec import designed_default
+    from simcli.report import findings
+    from simcli.report.fmt import echo_table
+    policy, play = designed_default(game, policy, seats)
     cands = make_candidates(game, variant, players, policy, seats, tuned, fixed)
     resolve_metric(tgt.metric, cands[0].job, rotate)  # bad metric: fail before anything is written
     # the shared checks of every simulating command (games, seed, chunk, threads, format, output)
@@ -709,6 +725,7 @@ def tune_cmd(
     note = spec.thread_note()
     if note:
         print(note, file=sys.stderr)
+    typer.echo(header_line(cands, tgt, games, rotate, play))
     ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
     threads_used = runner.set_threads(threads)
     t0 = time.time()
@@ -718,15 +735,18 @@ def tune_cmd(
     tables = report.build_tables([runner.Result(c.job, c.acc, c.deals, seed, c.wall, r.rotations, c.policy)
                                   for c in r.cands])
     tables["tune"] = table
-    import polars as pl
-    with pl.Config(tbl_rows=MAX_CANDIDATES, tbl_cols=20, tbl_width_chars=160, float_precision=4,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-        typer.echo(str(table))
+    echo_table(typer.echo, table, wide=wide, keys=tuple(tuned))
     for line in verdict_lines(r, games):
         typer.echo(line)
+    # the verdict: the best candidate(s) against the target, and their seats
+    best = [runner.Result(c.job, c.acc, c.deals, seed, c.wall, r.rotations, c.policy)
+            for c in r.cands if c.status == "best"]
+    judged = {**report.build_tables(best), "tune": table}
+    tables["findings"] = findings.add_to(judged, findings.Settings(threshold=threshold, target=vars(tgt)),
+                                         typer.echo)
     meta = {"seed": seed, "games": games, "threads": threads_used, "chunk": chunk, "rotate": rotate,
             "wall_time_s": round(wall, 3), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "command": sys.argv, "packages": export.package_versions(), "axes": list(tuned),
+            "command": sys.argv, "packages": export.package_versions(), "axes": list(tuned), **play,
             "tune": {"target": tgt.describe(), "metric_test": "paired" if r.metric.paired else "jackknife",
                      "alpha": alpha, "first_round": FIRST_ROUND, "rounds": r.rounds,
                      "stop": r.stop_reason, "games_used": sum(c.deals for c in r.cands),

@@ -25,7 +25,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=False,
 GameArg = Annotated[Optional[str], typer.Argument(help="game id (see `simcli list`)", show_default=False)]
 VariantOpt = Annotated[Optional[str], typer.Option("--variant", help="variant name (default: the game's default)")]
 PlayersOpt = Annotated[Optional[int], typer.Option("--players", help="player count (default: the variant's first)")]
-PolicyOpt = Annotated[Optional[str], typer.Option("--policy", help="policy for every seat, e.g. random, heuristic")]
+PolicyOpt = Annotated[Optional[str], typer.Option("--policy", help="policy for every seat, e.g. random, heuristic (default: the game's designed play, configs/<game>.toml)")]
 SeatsOpt = Annotated[Optional[str], typer.Option("--seats", help="comma-separated policy per seat, e.g. heuristic,random,random,random")]
 RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", help="NAME=VALUE rule override (repeatable)")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, max=2**63 - 1, help="master seed (default 1, or the suite's)")]
@@ -40,6 +40,8 @@ def show_progress(no_progress: bool) -> bool:
 
 def _resolve_jobs(game, variant, players, policy, seats, rule) -> list[cfg.Job]:
     rules = cfg.parse_rule_flags(rule)
+    if policy is None and seats is None:   # as `run`: the game's designed play
+        policy = cfg.designed_play(game)
     return cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules)
 
 
@@ -49,7 +51,7 @@ def _output(out: Optional[str], force: bool) -> OutputFolder:
 
 @app.command("list")
 def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False) -> None:
-    """Games, their variants and player counts, rule switches and policies."""
+    """Games, their variants and player counts, rule switches, policies and restrictions."""
     import kernels
     info = []
     for gid in cfg.known_games():
@@ -63,6 +65,7 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
                       for r in mod.RULES],
             "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
             "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
+            "designed_play": cfg.designed_play(gid),
         })
     if as_json:
         typer.echo(json.dumps(info, indent=2))
@@ -79,11 +82,16 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-reada
         for r in g["rules"]:
             typer.echo(f"    {r['name']} = {str(r['default']).lower() if isinstance(r['default'], bool) else r['default']}"
                        f"  [{r['domain']}]  {r['help']}")
-        typer.echo(f"  policies: {', '.join(g['policies'])}")
+        typer.echo(f"  policies: {', '.join(g['policies'])} (designed play: {g['designed_play']})")
         if g["restrictions"]:
-            typer.echo("  restrictions (POLICY+NAME, e.g. heuristic+" + g["restrictions"][0]["name"] + "):")
+            typer.echo(f"  restrictions (POLICY+NAME, e.g. {restriction_example(g)}):")
             for r in g["restrictions"]:
                 typer.echo(f"    {r['name']}  {r['help']}")
+
+
+def restriction_example(g: dict) -> str:
+    """A restricted policy `simcli list` shows as an example: the designed play + the first name."""
+    return f"{g['designed_play']}+{g['restrictions'][0]['name']}"
 
 
 RotateOpt = Annotated[bool, typer.Option("--rotate", help="play every deal once per rotation of the seat policies (paired policy comparison)")]
@@ -95,6 +103,8 @@ BackendOpt = Annotated[str, typer.Option("--backend", help="local | dask")]
 SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="with --backend dask: tcp://HOST:PORT of a running scheduler")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="with --backend dask: start a local cluster of N worker processes")]
 HtmlOpt = Annotated[bool, typer.Option("--html", help="also write report.html (self-contained, with plots)")]
+WideOpt = Annotated[bool, typer.Option("--wide", help="print tables in one block with every column and full cells (default: fit the terminal, or 100 columns)")]
+ThresholdOpt = Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="findings: the smallest win-share effect flagged in the verdict (significant smaller effects stay in the findings table)")]
 
 
 @app.command("run")
@@ -111,16 +121,18 @@ def run_cmd(
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: one date, YYYY-MM-DD")] = None,
     birthday: Annotated[Optional[str], typer.Option("--birthday", help="daily-weather: a birthday holiday, MM-DD")] = None,
     cards: Annotated[Optional[Path], typer.Option("--cards", help="daily-weather: card data file (default: the shipped stand-in set)")] = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
+    threshold: ThresholdOpt = 0.02,
 ) -> None:
-    """Simulate games and report balance statistics (no GAME: the default suite)."""
+    """Simulate games and report balance statistics (no GAME: the default suite; no --policy or
+    --seats: the game's designed play)."""
     jobs, counts, seed, extra, post = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
         birthday=birthday, cards=cards)
     execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers), rotate,
                     until_ci, show_progress(no_progress), per_game, fmt, html, _output(out, force),
-                    extra, post, typer.echo))
+                    extra, post, typer.echo, wide=wide, threshold=threshold))
 
 
 @app.command("sweep")
@@ -131,6 +143,7 @@ def sweep_cmd(
     chunk: ChunkOpt = 1 << 16, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    wide: WideOpt = False, threshold: ThresholdOpt = 0.02,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from simcli.analyses.sweep import load_sweep
@@ -142,7 +155,8 @@ def sweep_cmd(
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
     execute(RunSpec(jobs, counts, seed, threads, chunk, Backend(backend, scheduler, workers),
                     rotate or settings["rotate"], until_ci, show_progress(no_progress), False, fmt, html,
-                    output, {"axes": axes, "sweep_file": str(file)}, None, typer.echo))
+                    output, {"axes": axes, "sweep_file": str(file)}, None, typer.echo, wide=wide,
+                    threshold=threshold))
 
 
 @app.command("ablate")
@@ -155,13 +169,14 @@ def ablate_cmd(
     seed: SeedOpt = None, rule: RuleOpt = None, threads: ThreadsOpt = None, out: OutOpt = None,
     fmt: FormatOpt = "parquet", chunk: ChunkOpt = 1 << 16, html: HtmlOpt = False,
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
+    threshold: ThresholdOpt = 0.02,
 ) -> None:
     """What each option is worth: one restricted seat vs the base policy on the same deals."""
     from simcli.analyses import ablate
     ablate.ablate_cmd(game, variant, players, policy, restrictions, games,
                       DEFAULT_SEED if seed is None else seed, threads, chunk, rule, _output(out, force),
-                      fmt, html, date, show_progress(no_progress), typer.echo)
+                      fmt, html, date, show_progress(no_progress), typer.echo, wide, threshold)
 
 
 @app.command("report")
@@ -172,12 +187,13 @@ def report_cmd(
 ) -> None:
     """One self-contained HTML file with plots: win shares, score and length distributions, sweeps, calendar."""
     from simcli.report.html import default_html_path, render_html
+    from simcli.report.html.page import Progress
     if folder.exists() and not folder.is_dir():
         raise SimError(f"{folder} is a file; give a folder written by run, sweep or ladder")
     if not folder.is_dir():
         raise SimError(f"report folder {folder} does not exist")
     target = OutputFile(out or default_html_path(folder), force=force, replace_ok=out is None).validate()
-    path = target.write_text(render_html(folder))
+    path = target.write_text(render_html(folder, progress=Progress(Path(target.path).name)))
     typer.echo(f"wrote {path}")
 
 
@@ -186,24 +202,22 @@ def check_cmd(
     update: Annotated[bool, typer.Option("--update", help="re-make the baselines instead of checking")] = False,
     games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per job (default: configs/check.toml)")] = None,
     config_file: Annotated[Optional[Path], typer.Option("--config", help="check config (default configs/check.toml)")] = None,
-    baseline: Annotated[Path, typer.Option("--baseline", help="baseline folder")] = Path("reports/baseline"),
+    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline folder (default: the project's reports/baseline, wherever simcli is run from)")] = None,
     expectations: Annotated[Optional[Path], typer.Option("--expectations", help="designer expectations (default configs/expectations.toml)")] = None,
     alpha: Annotated[Optional[float], typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate")] = None,
     threads: ThreadsOpt = None, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
-    workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
+    workers: WorkersOpt = None, no_progress: NoProgressOpt = False, wide: WideOpt = False,
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
     from simcli.analyses import check
-    from simcli.report import tables as report
     conf = check.load_check_config(config_file)
+    baseline = check.baseline_folder(baseline, update)
     counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
     seed = conf.baseline_seed if update else conf.check_seed
     # --update replaces the baseline folder whole; it is what the option is for
     output = OutputFolder(baseline, force=True, option="--baseline").validate() if update else None
     if not update:
-        if not (baseline / "variants.parquet").is_file():
-            raise SimError(f"no baseline in {baseline}; make one with `simcli check --update`")
         base = check.read_tables(baseline)
         expected = check.load_expectations(expectations)
     spec = RunSpec(conf.jobs, counts, seed, threads, DEFAULT_CHUNK, Backend(backend, scheduler, workers),
@@ -220,10 +234,12 @@ def check_cmd(
     result = check.compare(base, tables, alpha)
     moved = result.filter(pl_col_true("moved")) if result.height else result
     failed = [e for e in check.check_expectations(tables, expected) if not e["ok"]]
-    typer.echo(f"checked {len(conf.jobs)} jobs ({sum(counts)} games) against {baseline}: "
+    typer.echo(f"checked {len(conf.jobs)} jobs ({sum(counts):,} games) against {baseline}: "
                f"{result.height} tests, Holm-Bonferroni at alpha = {alpha}")
-    for line in check.summary_lines(moved, failed):
+    for line in check.summary_lines(moved, failed, wide):
         typer.echo(line)
+    from simcli.report import findings
+    findings.add_to({}, findings.Settings(alpha=alpha), typer.echo, findings.check_rows(result, failed))
     if moved.height or failed:
         raise typer.Exit(code=1)
     typer.echo("no significant change; every expectation holds")
@@ -238,7 +254,8 @@ def ladder_cmd(
     rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
+    threshold: ThresholdOpt = 0.02,
 ) -> None:
     """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
     from simcli.report import export
@@ -251,21 +268,20 @@ def ladder_cmd(
 
     def post(tables, results):
         import tempfile
-        import polars as pl
+        from simcli.report.fmt import table_lines
         table = ladder.ladder_table(results, pairs)
-        with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
-                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            text = str(table.select("rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
-                                    "diff_vs_previous", "diff_ci_low", "diff_ci_high"))
+        text = table_lines(table.select("rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
+                                        "diff_vs_previous", "diff_ci_low", "diff_ci_high"),
+                           title="Skill ladder (each rung against the rung below, same deals)", wide=wide)
         with tempfile.TemporaryDirectory() as tmp:
             png = Path(tmp) / "ladder.png"
             ladder.ladder_png(table, png)
-            return {"ladder": table}, {"ladder.png": png.read_bytes()}, [text]
+            return {"ladder": table}, {"ladder.png": png.read_bytes()}, text
 
     execute(RunSpec([j for _, _, j in pairs], games, seed, threads, DEFAULT_CHUNK,
                     Backend(backend, scheduler, workers), True, None, show_progress(no_progress), False,
                     fmt, False, output, {"ladder": {"budgets": budgets, "rollout": rollout}}, post,
-                    typer.echo))
+                    typer.echo, wide=wide, threshold=threshold))
 
 
 def pl_col_true(name):

@@ -91,6 +91,8 @@ class RunSpec:
     extra_meta: dict = field(default_factory=dict)
     post: Optional[Callable] = None
     echo: Callable = print
+    wide: bool = False            # printed tables in one block, every column, no cut cells
+    threshold: float = 0.02       # findings: the smallest win-share effect that is a headline
 
     def validate(self) -> "RunSpec":
         from simcli.report import export
@@ -187,8 +189,13 @@ def execute(spec: RunSpec):
     from simcli.report import export
     from simcli.report import tables as report
     from simcli.engine import runner
+    from simcli.report.headers import run_header
     spec.validate()
     echo = spec.echo
+    play = spec.extra_meta.get("play") or {}
+    from simcli.report.fmt import fit
+    for line in fit(run_header(spec.jobs, spec.games, spec.rotate, play, suite=play.get("suite", False))):
+        echo(line)
     note = spec.thread_note()
     if note:
         print(note, file=sys.stderr)
@@ -218,20 +225,31 @@ def execute(spec: RunSpec):
         for line in lines:
             echo(line)
     else:
-        export.print_tables(tables, echo)
+        export.print_tables(tables, echo, wide=spec.wide)
     for line in report.skill_gaps(tables):
         echo(line)
     if spec.until_ci is not None:
-        for i, r in enumerate(results):
-            cap = spec.games[i]
-            echo(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than {spec.until_ci}"
-                 + ("" if r.games < cap else " (capped by --games)"))
+        for line in until_ci_lines(results, spec):
+            echo(line)
+    from simcli.report import findings
+    findings.add_to(tables, findings.Settings(threshold=spec.threshold), echo)
     if out is None:
         return tables, None
     final = write_result(out, tables, spec.fmt, meta, files, writers, spec.html)
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
     return tables, final
+
+
+def until_ci_lines(results, spec: RunSpec) -> list[str]:
+    """Why each job stopped: every interval narrow enough, or the --games cap."""
+    lines = []
+    for i, r in enumerate(results):
+        cap = spec.games[i]
+        why = (f"every win-share interval narrower than {spec.until_ci} (--until-ci)" if r.games < cap
+               else f"the --games cap; an interval is still {spec.until_ci} or wider")
+        lines.append(f"{r.job.describe()}: stopped after {r.games:,} of {cap:,} deals: {why}")
+    return lines
 
 
 def _polars_error():
@@ -290,7 +308,7 @@ def resolve_run(game: Optional[str], *, variant=None, players=None, policy=None,
             raise SimError("--year, --date, --birthday and --cards need GAME daily-weather")
         jobs, suite_games, suite_seed = cfg.suite_jobs()
         counts = [games] * len(jobs) if games else suite_games
-        return jobs, counts, (suite_seed if seed is None else seed), {}, None
+        return jobs, counts, (suite_seed if seed is None else seed), {"play": {"suite": True}}, None
     if game == "daily-weather":
         from simcli.analyses import calendar as daily
         jobs, n, extra, post = daily.calendar_run(variant, players, policy, seats, rules or {}, games,
@@ -298,7 +316,16 @@ def resolve_run(game: Optional[str], *, variant=None, players=None, policy=None,
         return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), extra, post
     if any(x is not None for x in (year, date, birthday, cards)):
         raise SimError("--year, --date, --birthday and --cards are for daily-weather only")
+    policy, extra = designed_default(game, policy, seats)
     jobs = cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules or {})
     n = games or DEFAULT_GAMES
-    return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), {}, None
+    return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), extra, None
+
+
+def designed_default(game: str, policy: Optional[str], seats: Optional[str]) -> tuple[Optional[str], dict]:
+    """(policy to use, meta) : the game's designed play when neither --policy nor --seats is given."""
+    if policy is not None or seats is not None:
+        return policy, {"play": {"designed": False}}
+    designed = cfg.designed_play(game)
+    return designed, {"play": {"designed": True, "policy": designed}}
 

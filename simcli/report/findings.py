@@ -168,7 +168,8 @@ def timeout_rows(tables: dict, settings: Settings) -> list[dict]:
 
 
 def _numbers_of(row: dict) -> tuple:
-    return tuple((k, v) for k, v in row.items()
+    """A row's numbers (NaN as None, so two NaNs compare equal)."""
+    return tuple((k, None if isinstance(v, float) and v != v else v) for k, v in row.items()
                  if k not in ("variant", "wall_s") and not isinstance(v, str))
 
 
@@ -335,11 +336,32 @@ def verdict_lines(findings: pl.DataFrame, settings: Settings | None = None) -> l
         tail = f"; {quiet} smaller effect(s) significant, in the findings table" if quiet else ""
         return [f"Verdict: nothing out of balance at {how}{tail}"]
     lines = [f"Verdict: {flagged.height} finding(s), worst first ({how}):"]
-    for r in flagged.iter_rows(named=True):
-        p = r["p_holm"]
-        from simcli.report.fmt import fmt_p
-        lines.append(f"  ! {r['message']}" + ("" if p is None else f" (p_holm {fmt_p(p)})"))
+    for rows in by_job(flagged):
+        lines.append("  ! " + grouped_line(rows))
     return lines
+
+
+def by_job(flagged: pl.DataFrame) -> list[list[dict]]:
+    """Flagged rows, worst first, a job's seat findings together (in the order of the worst)."""
+    groups: dict[tuple, list[dict]] = {}
+    for i, r in enumerate(flagged.iter_rows(named=True)):
+        key = ((r["game"], r["variant"], r["players"], r["policies"], r["setting"]) if r["kind"] == "seat"
+               else ("row", i))
+        groups.setdefault(key, []).append(r)
+    return list(groups.values())
+
+
+def grouped_line(rows: list[dict]) -> str:
+    """The worst row's message; further seats of the same job by their effects."""
+    from simcli.report.fmt import fmt_p
+    first = rows[0]
+    text = first["message"]
+    if len(rows) > 1:
+        text += "; also " + ", ".join(f"{r['subject']} {r['effect']:+.3f}" for r in rows[1:])
+    ps = [r["p_holm"] for r in rows if r["p_holm"] is not None]
+    if ps:
+        text += f" (p_holm {fmt_p(max(ps))}" + (" or less)" if len(ps) > 1 else ")")
+    return text
 
 
 def add_to(tables: dict, settings: Settings, echo, rows: list[dict] | None = None) -> pl.DataFrame:

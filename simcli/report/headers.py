@@ -30,7 +30,7 @@ def _play(jobs, play: dict | None, suite: bool) -> str:
         return (f"designed play, every seat {play['policy']} (configs/{game}.toml; "
                 f"choose another with --policy or --seats)")
     if suite:
-        return "each game's designed play as configs/suite.toml names it (a GAME argument and --policy choose another)"
+        return "each game's designed play (configs/suite.toml; a GAME and --policy play another)"
     labels = list(dict.fromkeys(short_policies(j.policy_label) for j in jobs))
     if len(labels) == 1:
         return f"seats {labels[0]}"
