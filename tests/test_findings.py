@@ -206,3 +206,11 @@ def test_designed_play_is_declared_per_game_and_names_a_policy():
         assert p in cfg.game_module(game).POLICIES
     assert cfg.designed_play("forecasts-cubes") == "heuristic"
     assert cfg.designed_play("daily-weather") == "greedy"
+
+
+def test_with_timeouts_the_fair_share_is_that_of_the_games_with_a_winner():
+    # 90% of games time out: the seats share 0.10; fair = 0.05 each, seat 0 is +0.01 above it
+    table = fd.build({"seats": _seats([0.06, 0.04], se=0.002)})
+    s0 = table.filter(pl.col("subject") == "seat 0").row(0, named=True)
+    assert s0["effect"] == pytest.approx(0.01)
+    assert "1/S of the 10.0% of games with a winner" in s0["message"]

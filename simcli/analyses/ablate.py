@@ -262,7 +262,9 @@ def ablate_cmd(game, variant, players, policy, restrictions, games, seed, thread
     if note:
         print(note, file=sys.stderr)
     ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
-    echo(header_line(job, games, policy is None))
+    from simcli.report.fmt import fit
+    for line in fit(header_line(job, games, policy is None)):
+        echo(line)
     t0 = time.time()
     table = ablations_table(run_ablations(plans, games, seed, threads, chunk, progress))
     wall = time.time() - t0

@@ -725,7 +725,9 @@ def tune_cmd(
     note = spec.thread_note()
     if note:
         print(note, file=sys.stderr)
-    typer.echo(header_line(cands, tgt, games, rotate, play))
+    from simcli.report.fmt import fit
+    for line in fit(header_line(cands, tgt, games, rotate, play)):
+        typer.echo(line)
     ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
     threads_used = runner.set_threads(threads)
     t0 = time.time()

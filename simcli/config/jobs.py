@@ -66,9 +66,8 @@ def designed_play(game: str) -> str:
     """The policy a game is designed to be played with (``designed_play`` in configs/<game>.toml):
     what `run`, `sweep` and `tune` give every seat unless told otherwise. A game whose config does
     not say plays its policy with code 1 (the heuristic), else random."""
-    data = load_toml(configs_dir() / f"{game}.toml")
-    named = data.get("designed_play")
-    mod = game_module(game)
+    mod = game_module(game)          # an unknown game: one line naming the valid ones
+    named = load_toml(configs_dir() / f"{game}.toml").get("designed_play")
     if isinstance(named, str) and named.split(":")[0].split("+")[0] in mod.POLICIES:
         return named
     if named is not None:

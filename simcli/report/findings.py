@@ -64,10 +64,27 @@ def _num(v) -> float | None:
     return None if v is None or (isinstance(v, float) and v != v) else float(v)
 
 
+# the first measurement column of each table: the columns before it are the job's keys
+FIRST_MEASURED = ("seat", "games", "deals", "policy_a", "restriction", "rung", "kind", "metric", "counted")
+
+
+def _job_items(row: dict):
+    """The (column, value) pairs that name a row's job: those before its first measurement."""
+    for k, v in row.items():
+        if k in FIRST_MEASURED:
+            return
+        yield k, v
+
+
 def _setting(row: dict, extra_keys: set) -> str:
-    parts = [f"{k}={row[k]}" for k in row
-             if k not in KEYS and k not in extra_keys and k not in NOT_SETTING
-             and isinstance(row[k], str) and k not in OPTIONAL_KEYS]
+    """The job's labels beyond KEYS (sweep axes, dates, tune values): the key columns that
+    precede the table's first measurement column."""
+    parts = []
+    for k, v in row.items():
+        if k in FIRST_MEASURED:
+            break
+        if k not in KEYS and k not in extra_keys and k not in OPTIONAL_KEYS and v is not None:
+            parts.append(f"{k}={str(v).lower() if isinstance(v, bool) else v}")
     return ", ".join(parts)
 
 
@@ -75,7 +92,7 @@ def _keys(row: dict, measured: set) -> dict:
     d = {k: row.get(k) for k in KEYS}
     if d["players"] is not None:
         d["players"] = int(d["players"])
-    d["setting"] = _setting(row, measured)
+    d["setting"] = _setting(row, measured) or None
     for k in OPTIONAL_KEYS:
         if k in row:
             d[k] = row[k]
@@ -91,7 +108,10 @@ def finding(keys: dict, kind: str, subject: str, effect=None, lo=None, hi=None, 
 
 
 def _job_label(k: dict) -> str:
+    from simcli.report.fmt import short_policies
     s = f"{k['game']}/{k['variant']}/{k['players']}p"
+    if k.get("policies"):
+        s += f" [{short_policies(k['policies'])}]"
     return s + (f" ({k['setting']})" if k.get("setting") else "")
 
 
@@ -103,7 +123,7 @@ def seat_rows(tables: dict) -> list[dict]:
     measured = {"win_share", "win_ci_low", "win_ci_high", "win_se", "mean_place"}
     jobs: dict[tuple, list[dict]] = {}
     for r in seats.iter_rows(named=True):
-        key = (r["players"],) + tuple((k, v) for k, v in r.items() if isinstance(v, str) and k != "policy")
+        key = tuple(_job_items(r))
         jobs.setdefault(key, []).append(r)
     out = []
     for rows in jobs.values():
@@ -112,7 +132,11 @@ def seat_rows(tables: dict) -> list[dict]:
         player_policies = {r["policy"] for r in rows if r["seat"] < players}
         if S < 2 or len(player_policies) != 1:
             continue   # a solo game, or seats that differ by policy, not by position
-        fair = 1 / S
+        # fair share: 1/S of the games that have a winner (all of them unless games time out;
+        # then the test ignores the small sampling error of the timeout rate)
+        won = sum(r["win_share"] or 0.0 for r in rows)
+        fair = won / S
+        note = "" if won > 0.999999 else f" (1/S of the {won:.1%} of games with a winner)"
         for r in rows:
             share, se = r["win_share"], r.get("win_se")
             if share is None or se is None:
@@ -123,7 +147,7 @@ def seat_rows(tables: dict) -> list[dict]:
             out.append(finding(
                 k, "seat", who, share - fair, r["win_ci_low"] - fair, r["win_ci_high"] - fair, p,
                 f"{_job_label(k)}: {who} wins {share:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}] "
-                f"against a fair {fair:.3f} ({share - fair:+.3f})"))
+                f"against a fair {fair:.3f}{note} ({share - fair:+.3f})"))
     return out
 
 
@@ -269,11 +293,11 @@ def check_rows(compare: pl.DataFrame, failed: list[dict]) -> list[dict]:
         base, cur = r.get("baseline"), r.get("current")
         shown = f"{base:.4g} -> {cur:.4g}" if base is not None and cur is not None else r.get("note", "")
         out.append(finding(k, "check", f"{r['metric']}{seat}", r.get("effect"), None, None, r["p_value"],
-                           f"{_job_label(k)} [{k['policies']}]: {r['metric']}{seat} moved: {shown}"))
+                           f"{_job_label(k)}: {r['metric']}{seat} moved: {shown}"))
     for f in failed:
         k = _keys(f, {"metric", "value", "expectation", "ok"})
         out.append(finding(k, "expectation", f["metric"], f["value"],
-                           message=f"{_job_label(k)} [{k['policies']}]: {f['metric']} = {f['value']:.4g}, "
+                           message=f"{_job_label(k)}: {f['metric']} = {f['value']:.4g}, "
                                    f"expected {f['expectation']}", always=True))
     return out
 

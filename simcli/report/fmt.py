@@ -195,8 +195,9 @@ def echo_table(echo, df: pl.DataFrame, **kw) -> None:
 
 def fit(text: str, limit: int | None = None) -> list[str]:
     """A long printed sentence wrapped at word boundaries to ``limit`` (default ``width()``),
-    continuation lines indented by two spaces."""
+    continuation lines indented two spaces beyond the first line's indent."""
     import textwrap
     limit = limit or width()
-    return textwrap.wrap(text, limit, subsequent_indent="  ", break_long_words=True,
-                         break_on_hyphens=False) or [""]
+    lead = len(text) - len(text.lstrip(" "))
+    return textwrap.wrap(text.strip(), limit, initial_indent=" " * lead, subsequent_indent=" " * (lead + 2),
+                         break_long_words=True, break_on_hyphens=False) or [""]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import math
 
+import polars as pl
+
 from simcli.report.fmt import fmt_p, short_policies
 
 BASE_KEYS = ("game", "variant", "players", "policies")
@@ -107,10 +109,20 @@ def table(headers: list[str], rows: list[list], cls: str = "", cap: int | None =
     return f'<div class="tw"><table{c}><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>{more}'
 
 
+COLLAPSIBLE = ("game", "variant", "players", "policies", "policy")
+
+
 def frame_table(df, drop=(), cap: int | None = None, digits: int = 4) -> str:
-    """A Polars frame as a table, without the columns in ``drop`` and columns null in every row."""
-    cols = [c for c in df.columns if c not in drop and df[c].null_count() < df.height]
-    return table(cols, [list(r) for r in df.select(cols).iter_rows()], cap=cap, digits=digits)
+    """A Polars frame as a table, without the columns in ``drop``, columns null (or empty) in every
+    row, and key columns with one value in every row (said once above the table instead), so the
+    table fits a 1400 px page."""
+    cols = [c for c in df.columns if c not in drop and df[c].null_count() < df.height
+            and not (df[c].dtype == pl.String and (df[c].fill_null("") == "").all())]
+    same = [c for c in cols if c in COLLAPSIBLE and df.height > 1 and df[c].n_unique() == 1]
+    cols = [c for c in cols if c not in same]
+    head = (f'<p class="muted">Every row: {esc(", ".join(f"{c} {cell(c, df[c][0])}" for c in same))}.</p>'
+            if same else "")
+    return head + table(cols, [list(r) for r in df.select(cols).iter_rows()], cap=cap, digits=digits)
 
 
 def kv(pairs: list[tuple[str, object]]) -> str:

@@ -75,14 +75,18 @@ def overview(rep: Report, figs) -> str:
     jobs, metrics, keys = rep.jobs, rep.metrics, rep.present_keys
     same = [k for k in keys if len({str(j.get(k)) for j in jobs}) == 1]
     shown = [k for k in keys if k not in same]
-    cols = [(c, lab) for c, lab in OVERVIEW_COLUMNS if any(finite(m.get(c)) for m in metrics)]
+    solo = [_is_solo(m) for m in metrics]
+    cols = [(c, lab) for c, lab in OVERVIEW_COLUMNS
+            if any(finite(m.get(c)) for m, s in zip(metrics, solo) if not (s and c.startswith("seat0")))]
+    if any(solo):   # a solo game has no seats to compare: its seat-0 win share is its success rate
+        cols.insert(0, ("success_rate", "success rate"))
     rows = []
     for i, (j, m) in enumerate(zip(jobs, metrics)):
-        solo = _is_solo(m)
+        vals = {**m, "success_rate": m.get("seat0_win_share") if solo[i] else None}
         rows.append([i + 1, *[j.get(k) for k in shown], m.get("games"),
-                     *[None if solo and c.startswith("seat0") else m.get(c) for c, _ in cols]])
-    head = (f'<p class="muted">Same for every job: {esc(", ".join(f"{k}={short_policies(str(jobs[0].get(k)))}" for k in same))}. '
-            "A solo game's seat-0 win share is its success rate.</p>" if same else "")
+                     *[None if solo[i] and c.startswith("seat0") else vals.get(c) for c, _ in cols]])
+    head = (f'<p class="muted">Same for every job: {esc(", ".join(f"{k}={short_policies(str(jobs[0].get(k)))}" for k in same))}.</p>'
+            if same else "")
     return head + table(["#", *shown, "games", *[lab for _, lab in cols]], rows, cap=MAX_OVERVIEW_ROWS, digits=3)
 
 
