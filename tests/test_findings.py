@@ -52,7 +52,8 @@ def test_the_threshold_keeps_a_small_significant_effect_out_of_the_verdict():
     # seat 0 +0.010 with se 0.001: z = 10, significant, but under the 0.02 threshold
     table = fd.build({"seats": _seats([0.26, 0.2467, 0.2467, 0.2466], se=0.001)})
     assert not table["flagged"].any()
-    assert "smaller effect(s) significant" in fd.verdict_lines(table)[0]
+    # seat 0: z = 0.0100 / 0.001 = 10; seats 1-3: z = -0.0033 / 0.001 = -3.3 (p 0.001, x3 after Holm): all four
+    assert "4 significant effect(s) not flagged" in fd.verdict_lines(table)[0]
     flagged = fd.build({"seats": _seats([0.26, 0.2467, 0.2467, 0.2466], se=0.001)},
                        fd.Settings(threshold=0.005))
     assert flagged.filter(pl.col("subject") == "seat 0")["flagged"][0]

@@ -355,9 +355,12 @@ def verdict_lines(findings: pl.DataFrame, settings: Settings | None = None) -> l
     tests = findings.filter(pl.col("p_value").is_not_null()).height if findings.height else 0
     how = f"threshold {s.threshold:g} of win share, Holm over {tests} tests at alpha {s.alpha:g}"
     flagged = findings.filter(pl.col("flagged")) if findings.height else findings
+    if not findings.height:
+        return ["Verdict: nothing to test (no seats to compare, no paired policies, no timeouts)"]
     if not flagged.height:
         quiet = findings.filter(pl.col("p_holm") <= s.alpha).height if findings.height else 0
-        tail = f"; {quiet} smaller effect(s) significant, in the findings table" if quiet else ""
+        tail = (f"; {quiet} significant effect(s) not flagged (under the threshold, or not an imbalance "
+                f"such as a stronger rung winning), in the findings table") if quiet else ""
         return [f"Verdict: nothing out of balance at {how}{tail}"]
     lines = [f"Verdict: {flagged.height} finding(s), worst first ({how}):"]
     for rows in by_job(flagged):

@@ -53,7 +53,10 @@ def verdict(rep: Report, figs) -> str:
     how = (f"Each row is one test; p_holm is Holm-adjusted over all {tests} tests of the run. "
            "Flagged: significant after that adjustment and at least the practical threshold "
            "(0.02 of win share unless the run said otherwise; see the glossary).")
-    if not flagged.height:
+    if not table_.height:
+        out = ['<p class="ok"><b>Nothing to test.</b> No seats to compare (a solo game), no paired '
+               "policies, no timeouts: the tables below describe the run.</p>"]
+    elif not flagged.height:
         out = [f'<p class="ok"><b>Nothing out of balance.</b> {esc(how)}</p>']
     else:
         out = [f"<p>{flagged.height} finding(s), worst first (a job's seats on one line). {esc(how)}</p>"]
@@ -480,12 +483,12 @@ def _has(name: str) -> Callable[[Report], bool]:
 # The page, in order: this one list makes both the contents and the body.
 SECTIONS: tuple[Section, ...] = (
     Section("verdict", "Verdict", lambda rep: True, verdict),
-    Section("overview", "Overview of all jobs", lambda rep: len(rep.jobs) > 1, overview),
     Section("ladder", "Skill ladder", _has("ladder"), ladder),
     Section("tune", "Which rule value balances it? (tune)", _has("tune"), tune),
     Section("ablations", "What each option is worth", _has("ablations"), ablations),
     Section("dates", "Success rate by date", _has("dates"), dates),
     Section("sweep", "Sweep comparison", lambda rep: bool(rep.axes), sweep),
+    Section("overview", "Overview of all jobs", lambda rep: len(rep.jobs) > 1, overview),
     Section("arc", "When is the game decided?", _has("arc"), arc),
     Section("jobs", "", lambda rep: bool(rep.jobs), jobs),   # one section per job, listed one by one
     Section("glossary", "Glossary", lambda rep: True, glossary),
