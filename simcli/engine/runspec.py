@@ -229,8 +229,10 @@ def execute(spec: RunSpec):
     for line in report.skill_gaps(tables):
         echo(line)
     if spec.until_ci is not None:
+        from simcli.report.fmt import fit
         for line in until_ci_lines(results, spec):
-            echo(line)
+            for part in fit(line):
+                echo(part)
     from simcli.report import findings
     findings.add_to(tables, findings.Settings(threshold=spec.threshold), echo)
     if out is None:
@@ -248,7 +250,9 @@ def until_ci_lines(results, spec: RunSpec) -> list[str]:
         cap = spec.games[i]
         why = (f"every win-share interval narrower than {spec.until_ci} (--until-ci)" if r.games < cap
                else f"the --games cap; an interval is still {spec.until_ci} or wider")
-        lines.append(f"{r.job.describe()}: stopped after {r.games:,} of {cap:,} deals: {why}")
+        from simcli.report.fmt import short_policies
+        job = f"{r.job.game}/{r.job.variant}/{r.job.players}p [{short_policies(r.job.policy_label)}]"
+        lines.append(f"{job}: stopped after {r.games:,} of {cap:,} deals: {why}")
     return lines
 
 

@@ -73,7 +73,8 @@ def write_tables(tables: dict[str, pl.DataFrame], folder: Path, fmt: str, meta: 
 def print_tables(tables: dict[str, pl.DataFrame], echo=print, wide: bool = False) -> None:
     """The readable summary: variants, seats, policies, paired differences, the game arc and
     the game counters' derived metrics, each fitted to the screen (``simcli.report.fmt``)."""
-    from simcli.report.fmt import echo_table
+    from functools import partial
+    from simcli.report.fmt import echo_table as _echo_table
     seats = tables["seats"]
     variants = tables["variants"]
     if not variants.height:
@@ -83,6 +84,9 @@ def print_tables(tables: dict[str, pl.DataFrame], echo=print, wide: bool = False
     # without rotation a deal is a game: one count column says it
     drop = set() if rotated else {"deals", "rotations"}
     pick = lambda df, cols: df.select([c for c in cols if c in df.columns and c not in drop])  # noqa: E731
+    # every table's precision from the run's smallest sample (deals: the unit of every interval)
+    n = int(variants["deals"].min()) if "deals" in variants.columns else None
+    echo_table = partial(_echo_table, n=n)
     echo_table(echo, pick(variants, ["game", "variant", "players", "policies", *labels, "deals", "rotations",
                                      "games", "tie_rate", "timeout_rate", "seat0_advantage", "balance",
                                      "length_mean", "leader_gap"]), title="Variants", wide=wide)

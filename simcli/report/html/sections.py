@@ -412,7 +412,7 @@ def _run_pairs(meta: dict, n_jobs: int) -> list[tuple]:
     elif "ablate" in meta:
         label = "deals per restriction"
     pairs = [("command", cmd), ("created", meta.get("created")), ("seed", meta.get("seed")),
-             (label, games), ("jobs", n_jobs), ("threads", meta.get("threads")),
+             (label, games), ("jobs", n_jobs or len(meta.get("jobs") or []) or None), ("threads", meta.get("threads")),
              ("chunk", meta.get("chunk")), ("wall time (s)", meta.get("wall_time_s"))]
     for k in ("rotate", "until_ci", "axes", "sweep", "play"):
         if meta.get(k) not in (None, False, [], ""):
