@@ -31,6 +31,8 @@ def arc_lines(ax, parts: list[tuple[dict, pl.DataFrame]], label_of) -> None:
         line, = ax.plot(x, part["leader_wins"].to_list(), marker="o", markersize=3, linewidth=1.4,
                         label=label_of(job))
         ax.fill_between(x, part["ci_low"].to_list(), part["ci_high"].to_list(), color=line.get_color(), alpha=.15)
+    from matplotlib.ticker import MaxNLocator
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("checkpoints before the end (0 = final standing)", fontsize=8)
     ax.set_ylabel("a leader there wins", fontsize=8)
     ax.set_ylim(0, 1.02)
