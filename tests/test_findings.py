@@ -215,3 +215,33 @@ def test_with_timeouts_the_fair_share_is_that_of_the_games_with_a_winner():
     s0 = table.filter(pl.col("subject") == "seat 0").row(0, named=True)
     assert s0["effect"] == pytest.approx(0.01)
     assert "1/S of the 10.0% of games with a winner" in s0["message"]
+
+
+# ------------------------------------------------------------------------------ the CLI
+
+def test_run_plays_designed_play_and_flags_seat_0_of_three_player_cubes(tmp_path, monkeypatch):
+    # issue 25's "done when": heuristic seats by default; seat 0 of forecasts-cubes 3p wins
+    # about 0.42 against a fair 0.333 (+0.08; se about 0.008 at 4,000 deals: z near 10)
+    from tests.helpers import invoke
+    monkeypatch.setenv("COLUMNS", "120")
+    r = invoke("run", "forecasts-cubes", "--players", "3", "--games", "4000", "--out", str(tmp_path / "r"),
+               "--no-progress")
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("forecasts-cubes/base/3p: designed play, every seat heuristic")
+    assert max(len(x) for x in lines) <= 120
+    verdict = lines[[i for i, x in enumerate(lines) if x.startswith("Verdict:")][0] + 1]
+    assert "seat 0 wins" in verdict and "[heuristic x3]" in verdict
+    f = pl.read_parquet(tmp_path / "r" / "findings.parquet")
+    s0 = f.filter((pl.col("kind") == "seat") & (pl.col("subject") == "seat 0"))
+    assert s0["flagged"][0] and s0["effect"][0] > 0.05
+    assert set(fd.COLUMNS) <= set(f.columns)
+
+
+def test_a_balanced_game_flags_no_seat(tmp_path):
+    from tests.helpers import invoke
+    r = invoke("run", "forecasts-cubes", "--players", "4", "--policy", "heuristic", "--games", "4000",
+               "--out", str(tmp_path / "r"), "--no-progress")
+    assert r.exit_code == 0, r.output
+    assert "Verdict: nothing out of balance at threshold 0.02" in r.output
+    assert not pl.read_parquet(tmp_path / "r" / "findings.parquet")["flagged"].any()
