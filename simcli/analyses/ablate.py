@@ -281,6 +281,7 @@ def ablate_cmd(game, variant, players, policy, restrictions, games, seed, thread
         "threads": runner.set_threads(threads), "wall_time_s": round(wall, 3),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "packages": export.package_versions(),
         "ablate": {"policy": job.policies[0], "restrictions": table["restriction"].to_list()},
+        "findings": {"threshold": threshold, "alpha": 0.05},
         "jobs": [{"game": job.game, "version": job.module.VERSION, "variant": job.variant,
                   "players": job.players, "policies": job.policies, "rules": job.rules,
                   "labels": job.labels, "notes": list(getattr(job.module, "REPORT_NOTES", ()))}],

@@ -749,6 +749,7 @@ def tune_cmd(
     meta = {"seed": seed, "games": games, "threads": threads_used, "chunk": chunk, "rotate": rotate,
             "wall_time_s": round(wall, 3), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "command": sys.argv, "packages": export.package_versions(), "axes": list(tuned), **play,
+            "findings": {"threshold": threshold, "alpha": 0.05},
             "tune": {"target": tgt.describe(), "metric_test": "paired" if r.metric.paired else "jackknife",
                      "alpha": alpha, "first_round": FIRST_ROUND, "rounds": r.rounds,
                      "stop": r.stop_reason, "games_used": sum(c.deals for c in r.cands),

@@ -160,6 +160,7 @@ def run_meta(results, spec: RunSpec, wall: float) -> dict:
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "command": sys.argv, "packages": export.package_versions(),
         "rotate": spec.rotate, "until_ci": spec.until_ci, **spec.backend.describe(),
+        "findings": {"threshold": spec.threshold, "alpha": 0.05},
         "jobs": [{"game": r.job.game, "version": r.job.module.VERSION, "variant": r.job.variant,
                   "players": r.job.players, "policies": r.job.policies, "rules": r.job.rules,
                   "labels": r.job.labels, "wall_time_s": round(r.wall, 3),

@@ -50,9 +50,11 @@ def verdict(rep: Report, figs) -> str:
     table_ = findings_of(rep)
     flagged = table_.filter(pl.col("flagged")) if table_.height else table_
     tests = table_.filter(pl.col("p_value").is_not_null()).height if table_.height else 0
+    used = rep.meta.get("findings") if isinstance(rep.meta.get("findings"), dict) else {}
+    thr = used.get("threshold", fd.DEFAULT_THRESHOLD)
     how = (f"Each row is one test; p_holm is Holm-adjusted over all {tests} tests of the run. "
-           "Flagged: significant after that adjustment and at least the practical threshold "
-           "(0.02 of win share unless the run said otherwise; see the glossary).")
+           f"Flagged: significant after that adjustment at alpha {used.get('alpha', fd.DEFAULT_ALPHA)} and "
+           f"at least the practical threshold of {thr} win share (see the glossary).")
     if not table_.height:
         out = ['<p class="ok"><b>Nothing to test.</b> No seats to compare (a solo game), no paired '
                "policies, no timeouts: the tables below describe the run.</p>"]
