@@ -6,7 +6,7 @@
 # 1. installs Debian's chromium if /usr/bin/chromium is missing (apt-get; needs root or sudo),
 # 2. makes a small run (forecasts-cubes, 5000 games) into WORK_DIR/run,
 # 3. writes WORK_DIR/report.html with simcli.report.html.write_html,
-# 4. renders it headless at 1200x2000 into WORK_DIR/screenshot.png (no network: the page is
+# 4. renders it headless at 1400x2000 into WORK_DIR/screenshot.png (no network: the page is
 #    self-contained, and the flags turn off Chromium's own background traffic),
 # 5. checks the screenshot is a PNG of that size and not a blank page (> 50 kB).
 #
@@ -64,9 +64,13 @@ trap 'rm -rf "$PROFILE"' EXIT
 rm -f "$SHOT"
 timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$PROFILE" --screenshot="$SHOT" --window-size=1200,2000 \
+    --user-data-dir="$PROFILE" --screenshot="$SHOT" --window-size=1400,2000 \
     "file://$WORK/report.html" >"$WORK/chromium.log" 2>&1 \
     || fail "chromium exited with an error (see $WORK/chromium.log)"
+
+# 4b. the verdict must be on screen: the first section of the page
+grep -o '<h2 id="[a-z]*"' "$WORK/report.html" | head -1 | grep -q 'id="verdict"' \
+    || fail "the page does not open with its verdict"
 
 # 5. check the screenshot
 "$PYTHON" - "$SHOT" <<'EOF' || fail "screenshot check failed"
@@ -79,8 +83,8 @@ data = p.read_bytes()
 if data[:8] != b"\x89PNG\r\n\x1a\n":
     sys.exit(f"{p} is not a PNG")
 w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-if (w, h) != (1200, 2000):
-    sys.exit(f"{p} is {w}x{h}, expected 1200x2000")
+if (w, h) != (1400, 2000):
+    sys.exit(f"{p} is {w}x{h}, expected 1400x2000")
 if len(data) < 50_000:
     sys.exit(f"{p} is only {len(data)} bytes: the page looks blank")
 print(f"[check_html_render] screenshot {p}: {w}x{h}, {len(data):,} bytes")

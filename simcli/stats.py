@@ -266,16 +266,38 @@ def holm(pvalues: list[float], alpha: float) -> list[bool]:
 
 
 def holm_adjusted(pvalues: list[float]) -> list[float]:
-    """Holm step-down adjusted p-values (compare each with the family-wise alpha)."""
+    """Holm step-down adjusted p-values: hypothesis i is rejected at family-wise level alpha
+    exactly when ``adjusted[i] <= alpha`` (the same decisions as ``holm``). NaN counts as 1."""
     m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
+    clean = [p if p == p else 1.0 for p in pvalues]
+    order = sorted(range(m), key=lambda i: clean[i])
     adj = [1.0] * m
     running = 0.0
     for rank, i in enumerate(order):
-        p = pvalues[i]
-        running = max(running, min(1.0, (m - rank) * p) if p == p else 1.0)
+        running = max(running, min(1.0, (m - rank) * clean[i]))
         adj[i] = running
     return adj
+
+
+def mean_vs_value(mean: float, se: float, value: float) -> tuple[float, float]:
+    """Two-sided z test of a mean with standard error ``se`` against a fixed ``value``:
+    (z, p). A zero standard error: p = 1 when the mean equals the value, else 0."""
+    if not (se == se and mean == mean):
+        return float("nan"), float("nan")
+    if se <= 0:
+        return (0.0, 1.0) if mean == value else (math.inf, 0.0)
+    z = (mean - value) / se
+    return z, normal_sf2(z)
+
+
+def rate_above(count: float, n: int, threshold: float) -> float:
+    """One-sided p-value that a rate of ``count`` in ``n`` exceeds ``threshold`` (normal
+    approximation of the binomial under rate = threshold; 1.0 when there is nothing to test)."""
+    if n <= 0 or not 0 < threshold < 1:
+        return 1.0
+    se = math.sqrt(threshold * (1 - threshold) / n)
+    z = (count / n - threshold) / se
+    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def ratio_interval(sum_r: int, sum_h: int, sum_rr: int, sum_hh: int, sum_hr: int, reached: int,

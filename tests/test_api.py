@@ -28,7 +28,8 @@ def test_api_gives_the_cli_tables(tmp_path, rotate):
     cli = _cli_tables(tmp_path / "o", *args, *(["--rotate"] if rotate else []))
     api = simcli.run("forecasts-cubes", variant="advisory", players=3, games=1500, seed=7,
                      seats=["heuristic", "random", "random"], rules={"tricks_per_round": 8}, rotate=rotate)
-    expected = {"seats", "variants", "scores", "lengths", "counters", "arc"} | ({"policies", "paired"} if rotate else set())
+    expected = {"findings", "seats", "variants", "scores", "lengths", "counters", "arc"} | (
+        {"policies", "paired"} if rotate else set())
     assert set(api) == set(cli) == expected
     for name in expected:
         assert_frame_equal(_without_wall(api[name]), _without_wall(cli[name]))

@@ -298,8 +298,13 @@ def test_export_prints_one_arc_line_per_job_and_writes_arc_png(tmp_path):
     tables = _tables()
     lines = []
     export.print_tables(tables, lines.append)
-    arc_lines = [x for x in lines if x.startswith("arc forecasts-cubes/")]
-    assert len(arc_lines) == 1 and "decided_at" in arc_lines[0]
+    # the game arc is one table with one row per job with checkpoints
+    head = lines.index("Game arc (games with checkpoints and a winner; docs/balance.md)")
+    assert "decided_at" in lines[head + 1]
+    block = lines[head + 3:]
+    block = block[:block.index("")] if "" in block else block    # the first column block
+    block = block[:next((i for i, x in enumerate(block) if not x.startswith("forecasts-cubes ")), len(block))]
+    assert len(block) == 1
     paths = export.write_tables(tables, tmp_path, "parquet", {})
     names = {p.name for p in paths}
     assert {"arc.parquet", "arc.png"} <= names

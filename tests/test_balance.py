@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import polars as pl
@@ -159,13 +160,24 @@ def test_check_flags_a_seat_made_stronger(tmp_path):
         '[[expect]]\nmetric = "seat0_advantage"\nwithin = 0.03\n'))
     assert r.exit_code == 1
     moved_rows = [l for l in r.output.splitlines() if "win_share" in l]
-    assert any("┆ 0    ┆" in l or "| 0 " in l for l in moved_rows), r.output
+    assert any(re.search(r"win_share\s+0\s", l) for l in moved_rows), r.output
     assert "expectation failed" in r.output and "seat0_advantage" in r.output
 
 
-def test_check_without_baseline_says_how_to_make_one(tmp_path):
+def test_check_without_baseline_names_the_folder_and_never_advises_update(tmp_path):
+    # --update would bless today's code as the baseline: a missing folder is not a reason for it
     r = _check(tmp_path)
-    assert r.exit_code == 2 and "simcli check --update" in r.output
+    assert r.exit_code == 2 and "--baseline" in r.output and "baseline" in r.output
+    assert "--update" not in r.output
+
+
+def test_check_finds_the_project_baseline_from_any_folder(tmp_path, monkeypatch):
+    from simcli.analyses import check
+    from simcli.config import jobs as cfg
+    monkeypatch.chdir(tmp_path)
+    project = cfg.configs_dir().parent / "reports" / "baseline"
+    assert check.baseline_folder(None) == project and (project / "variants.parquet").is_file()
+    assert check.baseline_folder(tmp_path) == tmp_path
 
 
 def test_ladder_climbs_with_paired_rungs_and_a_picture(tmp_path):

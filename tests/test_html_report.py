@@ -15,6 +15,7 @@ import pytest
 from simcli.config import jobs as config
 from simcli.report import export
 from simcli.report import html as html_report
+from simcli.report.html import plots as html_plots
 from simcli.report import tables as report
 from simcli.engine import runner
 from simcli.errors import SimError
@@ -75,6 +76,9 @@ def test_plain_run_has_every_section_and_one_figure_per_job(base_run, tmp_path):
                    "balance", "tie rate", "timeout rate", "Seats", "Game counters (derived metrics)",
                    "correct_forecast_rate", "numba", "simcli run forecasts-cubes --games 400"):
         assert needle in text, needle
+    # verdicts first, provenance last
+    heads = re.findall(r'<h2 id="([a-z]+)"', text)
+    assert heads[0] == "verdict" and heads[-1] == "run" and "glossary" in heads, heads
     for absent in ("Overview of all jobs", "Sweep comparison", "Policies (seat-rotated deals)",
                    "Paired differences", "Success rate by date", "left out"):
         assert absent not in text, absent
@@ -141,7 +145,7 @@ def test_figures_are_capped_with_a_note(base_run, tmp_path, monkeypatch):
     pl.DataFrame({"date": [d.isoformat() for d in days] * 3, "policy": ["a"] * 40 + ["b"] * 40 + ["c"] * 40,
                   "games": [10] * 120, "success_rate": [.5] * 120, "score_mean": [1.0] * 120}
                  ).write_csv(folder / "dates.csv")
-    monkeypatch.setattr(html_report, "MAX_FIGURES", 2)
+    monkeypatch.setattr(html_plots, "MAX_FIGURES", 2)
     text = html_report.render_html(folder)
     assert len(images(text)) == 2
     assert "3 figures left out: this page draws at most 2" in text  # a calendar, the game arc, the job panels
@@ -182,14 +186,14 @@ def test_renders_in_headless_chromium(base_run, tmp_path):
     shot = tmp_path / "shot.png"
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1200,2000",
+           f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1400,2000",
            page.resolve().as_uri()]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     assert p.returncode == 0, p.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    # 1200 x 2000 as asked, and a real page (a blank one compresses to a few kB)
-    assert int.from_bytes(data[16:20], "big") == 1200 and int.from_bytes(data[20:24], "big") == 2000
+    # 1400 x 2000 as asked, and a real page (a blank one compresses to a few kB)
+    assert int.from_bytes(data[16:20], "big") == 1400 and int.from_bytes(data[20:24], "big") == 2000
     assert len(data) > 50_000
 
 
@@ -212,7 +216,7 @@ def test_crowded_sweep_draws_every_combination_and_their_mean(tmp_path, monkeypa
     meta_jobs += meta_jobs[:6]  # 30 jobs in meta: listed by setup, not one by one
     (folder / "meta.json").write_text(json.dumps({"axes": ["variant", "players", "policies", "tricks"],
                                                   "jobs": meta_jobs}))
-    monkeypatch.setattr(html_report, "MAX_FIGURES", 3)
+    monkeypatch.setattr(html_plots, "MAX_FIGURES", 3)
     text = html_report.render_html(folder)
     assert_self_contained(text)
     # against variant (12 other combinations: crowded), players, tricks; policies = players

@@ -27,6 +27,7 @@ from simcli.config import jobs as cfg
 from simcli.engine import runner
 from simcli import stats
 from simcli.errors import SimError
+from simcli.engine.runspec import Analysis
 
 DEFAULT_GAMES = 20_000
 
@@ -143,6 +144,9 @@ def run_ablations(abls: list[Ablation], games: int, seed: int, threads: int | No
     return abls
 
 
+holm_adjusted = stats.holm_adjusted   # its home is simcli/stats.py
+
+
 def ablations_table(abls: list[Ablation]) -> pl.DataFrame:
     """Table ``ablations``: one row per restriction, sorted by ``diff`` (docs/reports.md)."""
     rows = []
@@ -219,8 +223,8 @@ def resolve_job(game: str, variant: str | None, players: int | None, policy: str
         rules = {**drules, **rules}
     elif date is not None:
         raise SimError("--date is for daily-weather only")
-    if policy is None:  # the game's heuristic: code 1 (daily-weather's greedy)
-        policy = next((k for k, v in cfg.game_module(game).POLICIES.items() if v == 1), "random")
+    if policy is None:  # the game's designed play (configs/<game>.toml)
+        policy = cfg.designed_play(game)
     (job,) = cfg.expand(game, variant, players, policy=policy, rules=rules, labels=labels)
     if game == "daily-weather":
         from kernels import daily_weather as dw
@@ -249,13 +253,26 @@ def restriction_names(restrictions: str | None) -> list[str] | None:
     return names
 
 
-class AblateAnalysis:
+def header_line(job: cfg.Job, games: int, designed: bool) -> str:
+    """What ablate plays, and what its --games counted."""
+    from simcli.report.headers import games_phrase
+    P = job.players
+    play = (f"base policy {job.policies[0]} (the game's designed play; --policy chooses another)"
+            if designed else f"base policy {job.policies[0]}")
+    return (f"{job.describe().split(' [')[0]}: {play}; per restriction "
+            f"{games_phrase(games, P)} with the restricted seat + {games:,} all-base games")
+
+
+class AblateAnalysis(Analysis):
     """`simcli ablate` on the run pipeline: the spec's one job is the all-base job; each
     restriction's chunk tasks run on the spec's backend; prints and writes the ablations table."""
     name = "ablate"
 
-    def __init__(self, plans: list[Ablation]):
-        self.plans = plans
+    def __init__(self, plans: list[Ablation], designed: bool = False):
+        self.plans, self.designed = plans, designed
+
+    def header(self, spec) -> list[str]:
+        return [header_line(spec.jobs[0], spec.games[0], self.designed)]
 
     def simulate(self, spec, ex, per_game=None) -> list[Ablation]:
         return run_ablations(self.plans, spec.games[0], spec.seed, spec.threads, spec.chunk,
@@ -265,15 +282,18 @@ class AblateAnalysis:
         return {"ablations": ablations_table(results)}
 
     def lines(self, spec, tables, results) -> list[str]:
+        from simcli.report.fmt import echo_table
         job, table = spec.jobs[0], tables["ablations"]
         kind = "success_rate" if solo(job) else "win_share"
-        with pl.Config(tbl_rows=60, tbl_cols=20, tbl_width_chars=200, float_precision=4,
-                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            text = str(table.select("restriction", f"{kind}_restricted", f"{kind}_base", "diff",
-                                    "ci_low", "ci_high", "p_holm", "forbidden_per_game",
-                                    "yielded_per_game"))
-        return [f"{job.describe()}: {spec.games[0]} deals, each restricted seat rotated over "
-                f"{job.players} seat(s)", text]
+        out: list[str] = []
+        echo_table(out.append, table.select("restriction", f"{kind}_restricted", f"{kind}_base", "diff",
+                                            "ci_low", "ci_high", "p_holm", "forbidden_per_game",
+                                            "yielded_per_game"), n=spec.games[0], wide=spec.wide)
+        return out
+
+    def verdict(self, spec, tables, results) -> None:
+        from simcli.report import findings
+        findings.add_to(tables, findings.Settings(threshold=spec.threshold), spec.echo)
 
     def files(self, spec, tables) -> dict:
         return {"ablations.png": ablations_png(tables["ablations"])}
@@ -286,4 +306,4 @@ class AblateAnalysis:
 def ablate_plan(game, variant, players, policy, restrictions, rule, date) -> tuple[cfg.Job, AblateAnalysis]:
     """The user's words for `ablate` -> (the all-base job, analysis); unknown names fail here."""
     job = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule), date)
-    return job, AblateAnalysis(ablations_for(job, restriction_names(restrictions)))
+    return job, AblateAnalysis(ablations_for(job, restriction_names(restrictions)), designed=policy is None)

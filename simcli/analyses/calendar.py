@@ -233,11 +233,12 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
         lines = [f"daily-weather {variant or base.variant}: {len(entries)} date(s) x {len(names)} "
                  f"polic{'y' if len(names) == 1 else 'ies'} x {n} games"
                  + (" - STAND-IN card data" if dw.is_standin() else "")]
-        with pl.Config(tbl_rows=40, tbl_cols=12, float_precision=3, tbl_hide_dataframe_shape=True,
-                       tbl_hide_column_data_types=True):
-            lines += ["By season", str(summ["season"]), "By weekday", str(summ["weekday"])]
-            if dates.height <= 12:
-                lines += ["By date", str(dates.select("date", "policy", "games", "success_rate", "score_mean"))]
+        from simcli.report.fmt import table_lines
+        lines += table_lines(summ["season"], title="By season", n=n)
+        lines += table_lines(summ["weekday"], title="By weekday", n=n)
+        if dates.height <= 12:
+            lines += table_lines(dates.select("date", "policy", "games", "success_rate", "score_mean"),
+                                 title="By date", n=n)
         return ({"dates": dates, "by_season": summ["season"], "by_weekday": summ["weekday"]},
                 {"calendar.png": png}, lines)
 

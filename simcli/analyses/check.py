@@ -77,7 +77,8 @@ def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
     for name, columns in BASELINE_COLUMNS.items():
         p = folder / f"{name}.parquet"
         if not p.is_file():
-            raise SimError(f"baseline folder {folder} has no {name}.parquet; make one with `simcli check --update`")
+            raise SimError(f"baseline folder {folder} has no {name}.parquet: not a folder written by "
+                           f"`simcli check --update`; give --baseline DIR")
         try:
             df = pl.read_parquet(p)
         except (pl.exceptions.PolarsError, OSError, ValueError) as e:
@@ -351,15 +352,28 @@ def check_expectations(tables: dict[str, pl.DataFrame], expectations: list[dict]
     return out
 
 
-def summary_lines(moved: pl.DataFrame, failed: list[dict]) -> list[str]:
+def baseline_folder(given: Path | None, update: bool = False) -> Path:
+    """The baseline folder: ``--baseline`` when given, else the project's reports/baseline (found
+    from the package, so `simcli check` works from any folder). Checking against a folder that
+    does not exist is one line naming it; it never advises ``--update`` (which would bless
+    today's code as the baseline)."""
+    folder = Path(given) if given is not None else cfg.configs_dir().parent / "reports" / "baseline"
+    if update:
+        return folder
+    if not folder.is_dir():
+        where = "--baseline" if given is not None else "the project's baseline"
+        raise SimError(f"{where} {folder} does not exist; give --baseline DIR, the folder of an existing baseline")
+    return folder
+
+
+def summary_lines(moved: pl.DataFrame, failed: list[dict], wide: bool = False) -> list[str]:
+    from simcli.report.fmt import table_lines
     lines = []
     if moved.height:
-        lines.append(f"{moved.height} significant change(s):")
-        with pl.Config(tbl_rows=100, tbl_cols=20, tbl_width_chars=200, float_precision=4,
-                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            lines.append(str(moved.select([c for c in ("game", "variant", "players", "policies", "metric", "seat",
+        lines += table_lines(moved.select([c for c in ("game", "variant", "players", "policies", "metric", "seat",
                                                        "baseline", "current", "effect", "effect_size", "p_value")
-                                           if c in moved.columns])))
+                                           if c in moved.columns]),
+                             title=f"{moved.height} significant change(s):", wide=wide)
     for f in failed:
         lines.append(f"expectation failed: {f['game']}/{f['variant']}/{f['players']}p [{f['policies']}] "
                      f"{f['metric']} = {f['value']:.4g}, expected {f['expectation']}")
@@ -373,11 +387,13 @@ def meta_for(conf: CheckConfig, seed: int) -> dict:
 
 
 def check_command(*, update: bool, games, config_file, baseline: Path, expectations, alpha,
-                  threads, backend, progress: bool, echo, force: bool = False) -> int:
+                  threads, backend, progress: bool, echo, force: bool = False, wide: bool = False) -> int:
     """`simcli check`: re-make the baseline (``update``) or compare a fresh run with it and the
     designer's expectations. Returns the exit code (1: balance moved or an expectation failed)."""
     from simcli.engine.runspec import DEFAULT_CHUNK, RunSpec, compute, write_result
+    from simcli.report import findings
     conf = load_check_config(config_file)
+    baseline = baseline_folder(baseline, update)
     counts = [games] * len(conf.jobs) if games else conf.counts
     alpha = alpha or conf.alpha
     seed = conf.baseline_seed if update else conf.check_seed
@@ -398,10 +414,11 @@ def check_command(*, update: bool, games, config_file, baseline: Path, expectati
     result = compare(base, tables, alpha)
     moved = result.filter(pl.col("moved")) if result.height else result
     failed = [e for e in check_expectations(tables, expected) if not e["ok"]]
-    echo(f"checked {len(conf.jobs)} jobs ({sum(counts)} games) against {baseline}: "
+    echo(f"checked {len(conf.jobs)} jobs ({sum(counts):,} games) against {baseline}: "
          f"{result.height} tests, Holm-Bonferroni at alpha = {alpha}")
-    for line in summary_lines(moved, failed):
+    for line in summary_lines(moved, failed, wide):
         echo(line)
+    findings.add_to({}, findings.Settings(alpha=alpha), echo, findings.check_rows(result, failed))
     if moved.height or failed:
         return 1
     echo("no significant change; every expectation holds")

@@ -15,6 +15,7 @@ import polars as pl
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
 from simcli.stats import paired_difference, policy_share
+from simcli.engine.runspec import Analysis
 
 
 def rungs(game: str, budgets: list[int], rollout: str) -> list[str]:
@@ -87,31 +88,26 @@ def parse_budgets(text: str) -> list[int]:
     return b
 
 
-class LadderAnalysis:
+class LadderAnalysis(Analysis):
     """`simcli ladder` on the run pipeline: every rung a rotated job; prints and writes the ladder."""
     name = "ladder"
 
     def __init__(self, pairs, budgets: str, rollout: str):
-        from simcli.engine.runspec import Analysis
-        self.base = Analysis()
         self.pairs, self.budgets, self.rollout = pairs, budgets, rollout
 
-    def simulate(self, spec, ex, per_game=None):
-        return self.base.simulate(spec, ex, per_game)
-
     def tables(self, spec, results) -> dict:
-        tables = self.base.tables(spec, results)
+        tables = super().tables(spec, results)
         tables["ladder"] = ladder_table(results, self.pairs)
         return tables
 
     def lines(self, spec, tables, results) -> list[str]:
         from simcli.report import tables as report
-        with pl.Config(tbl_rows=50, tbl_cols=20, tbl_width_chars=180, float_precision=4,
-                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            text = str(tables["ladder"].select(
-                "rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
-                "diff_vs_previous", "diff_ci_low", "diff_ci_high"))
-        return [text] + report.skill_gaps(tables)
+        from simcli.report.fmt import table_lines
+        text = table_lines(tables["ladder"].select(
+            "rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
+            "diff_vs_previous", "diff_ci_low", "diff_ci_high"),
+            title="Skill ladder (each rung against the rung below, same deals)", wide=spec.wide)
+        return list(text) + report.skill_gaps(tables)
 
     def files(self, spec, tables) -> dict:
         return {"ladder.png": ladder_png(tables["ladder"])}

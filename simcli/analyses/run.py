@@ -28,7 +28,7 @@ def resolve_run(game: Optional[str], *, variant=None, players=None, policy=None,
             raise SimError("--year, --date, --birthday and --cards need GAME daily-weather")
         jobs, suite_games, suite_seed = cfg.suite_jobs()
         counts = [games] * len(jobs) if games else suite_games
-        return jobs, counts, (suite_seed if seed is None else seed), {}, Analysis()
+        return jobs, counts, (suite_seed if seed is None else seed), {"play": {"suite": True}}, Analysis()
     if game == "daily-weather":
         from simcli.analyses import calendar as daily
         jobs, n, extra, post = daily.calendar_run(variant, players, policy, seats, rules or {}, games,
@@ -36,7 +36,16 @@ def resolve_run(game: Optional[str], *, variant=None, players=None, policy=None,
         return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), extra, PostAnalysis(post)
     if any(x is not None for x in (year, date, birthday, cards)):
         raise SimError("--year, --date, --birthday and --cards are for daily-weather only")
+    policy, extra = designed_default(game, policy, seats)
     jobs = cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules or {})
     n = games or DEFAULT_GAMES
-    return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), {}, Analysis()
+    return jobs, [n] * len(jobs), (DEFAULT_SEED if seed is None else seed), extra, Analysis()
+
+
+def designed_default(game: str, policy: Optional[str], seats: Optional[str]) -> tuple[Optional[str], dict]:
+    """(policy to use, meta): the game's designed play when neither --policy nor --seats is given."""
+    if policy is not None or seats is not None:
+        return policy, {"play": {"designed": False}}
+    designed = cfg.designed_play(game)
+    return designed, {"play": {"designed": True, "policy": designed}}
 

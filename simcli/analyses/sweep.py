@@ -9,6 +9,7 @@ checked before any job is made)::
     variants = ["base", "advisory"]   # default: every variant of the game
     players = [3, 4]                  # default: every count of each variant
     policies = ["random", "heuristic,random,random,random"]  # a name = every seat; a list = per seat
+                                      # (default: the game's designed play, configs/<game>.toml)
     rules = { tricks_per_round = [8, 10] }                    # each list is an axis (cartesian product)
     games = 2000                      # optional: this grid's games per point (default: the file's)
 
@@ -65,7 +66,7 @@ def _expand_grid(grid: dict, jobs: list, counts: list, rule_axes: list) -> None:
         for p in grid.get("players", variants[v]["players"]):
             if p not in variants[v]["players"]:
                 continue
-            for pol in grid.get("policies", ["random"]):
+            for pol in grid.get("policies", [cfg.designed_play(game)]):
                 seat_list = "," in pol
                 if seat_list and len(pol.split(",")) != p:
                     continue

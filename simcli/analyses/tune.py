@@ -44,6 +44,7 @@ import numpy as np
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
 from simcli import stats
+from simcli.engine.runspec import Analysis
 
 FIRST_ROUND = 1000          # games per candidate in the first round; then doubling
 JK_GROUPS = 20              # jackknife groups (game index mod JK_GROUPS) for non-mean metrics
@@ -644,6 +645,16 @@ def verdict_lines(r: Race, games: int) -> list[str]:
     return lines
 
 
+def header_line(cands: list[Candidate], tgt: Target, games: int, rotate: bool, play: dict) -> str:
+    """What tune races, with which play, and what --games counts."""
+    from simcli.report.headers import games_phrase
+    job = cands[0].job
+    how = (f"designed play, every seat {play['play']['policy']} (--policy or --seats chooses another)"
+           if play["play"].get("designed") else f"seats {job.policy_label}")
+    return (f"tune {job.game}/{job.variant}/{job.players}p to {tgt.describe()}: {len(cands)} candidates, "
+            f"{how}; each plays at most {games_phrase(games, job.players if rotate else 1)}")
+
+
 def tune_png(table, rules: list[str], target: Target) -> bytes:
     """Metric against rule value with 95% intervals and the target line; a heat-map for two rules."""
     from simcli.report.plots import figure_bytes, pyplot
@@ -697,15 +708,19 @@ def tune_png(table, rules: list[str], target: Target) -> bytes:
 
 # ---------------------------------------------------------------------------------- analysis
 
-class TuneAnalysis:
+class TuneAnalysis(Analysis):
     """`simcli tune` on the run pipeline: the candidates are the spec's jobs, raced on common
     deals (chunk tasks on the spec's backend); tables, printed verdict, tune.png, meta."""
     name = "tune"
 
     def __init__(self, cands: list[Candidate], target: Target, rules: list[str], alpha: float,
-                 first: int = FIRST_ROUND):
+                 play: dict | None = None, first: int = FIRST_ROUND):
         self.cands, self.target, self.rules, self.alpha, self.first = cands, target, rules, alpha, first
+        self.play = play or {"play": {"designed": False}}
         self.race: Race | None = None
+
+    def header(self, spec) -> list[str]:
+        return [header_line(self.cands, self.target, spec.games[0], spec.rotate, self.play)]
 
     def simulate(self, spec, ex, per_game=None) -> list:
         from simcli.engine import runner
@@ -722,18 +737,29 @@ class TuneAnalysis:
         return tables
 
     def lines(self, spec, tables, results) -> list[str]:
-        import polars as pl
-        with pl.Config(tbl_rows=MAX_CANDIDATES, tbl_cols=20, tbl_width_chars=160, float_precision=4,
-                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            text = str(tables["tune"])
-        return [text] + verdict_lines(self.race, spec.games[0])
+        from simcli.report.fmt import echo_table
+        out: list[str] = []
+        echo_table(out.append, tables["tune"], wide=spec.wide, keys=tuple(self.rules))
+        return out + verdict_lines(self.race, spec.games[0])
+
+    def verdict(self, spec, tables, results) -> None:
+        """The findings judge the best candidate(s) against the target, and their seats."""
+        from simcli.engine import runner
+        from simcli.report import findings
+        from simcli.report import tables as report
+        r = self.race
+        best = [runner.Result(c.job, c.acc, c.deals, spec.seed, c.wall, r.rotations, c.policy)
+                for c in r.cands if c.status == "best"]
+        judged = {**report.build_tables(best), "tune": tables["tune"]}
+        tables["findings"] = findings.add_to(
+            judged, findings.Settings(threshold=spec.threshold, target=vars(self.target)), spec.echo)
 
     def files(self, spec, tables) -> dict:
         return {"tune.png": tune_png(tables["tune"], self.rules, self.target)}
 
     def meta(self, spec, results) -> dict:
         r = self.race
-        return {"axes": list(self.rules),
+        return {"axes": list(self.rules), **self.play,
                 "tune": {"target": self.target.describe(), "metric_test": r.est.name,
                          "alpha": self.alpha, "alpha_per_round": r.round_alpha,
                          "first_round": self.first, "rounds": r.rounds,
@@ -744,8 +770,10 @@ class TuneAnalysis:
 def tune_plan(game, target: str, rule, variant, players, policy, seats, rotate: bool,
               alpha: float) -> tuple[list[Candidate], TuneAnalysis]:
     """The user's words for `tune` -> (candidates, analysis); every check before anything runs."""
+    from simcli.analyses.run import designed_default
+    policy, play = designed_default(game, policy, seats)
     tgt = parse_target(target)
     tuned, fixed = parse_rules(game, rule)
     cands = make_candidates(game, variant, players, policy, seats, tuned, fixed)
     resolve_metric(tgt.metric, cands[0].job, rotate)  # bad metric: fail before anything is written
-    return cands, TuneAnalysis(cands, tgt, list(tuned), alpha)
+    return cands, TuneAnalysis(cands, tgt, list(tuned), alpha, play)

@@ -28,7 +28,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=False,
 GameArg = Annotated[Optional[str], typer.Argument(help="game id (see `simcli list`)", show_default=False)]
 VariantOpt = Annotated[Optional[str], typer.Option("--variant", help="variant name (default: the game's default)")]
 PlayersOpt = Annotated[Optional[int], typer.Option("--players", help="player count (default: the variant's first)")]
-PolicyOpt = Annotated[Optional[str], typer.Option("--policy", help="policy for every seat, e.g. random, heuristic")]
+PolicyOpt = Annotated[Optional[str], typer.Option("--policy", help="policy for every seat, e.g. random, heuristic (default: the game's designed play, configs/<game>.toml)")]
 SeatsOpt = Annotated[Optional[str], typer.Option("--seats", help="comma-separated policy per seat, e.g. heuristic,random,random,random")]
 RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", help="NAME=VALUE rule override (repeatable)")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, max=2**63 - 1, help="master seed (default 1, or the suite's)")]
@@ -43,6 +43,8 @@ def show_progress(no_progress: bool) -> bool:
 
 def _resolve_jobs(game, variant, players, policy, seats, rule) -> list[cfg.Job]:
     rules = cfg.parse_rule_flags(rule)
+    if policy is None and seats is None:   # as `run`: the game's designed play
+        policy = cfg.designed_play(game)
     return cfg.expand(game, variant, players, policy=policy, seats=seats, rules=rules)
 
 
@@ -69,6 +71,8 @@ BackendOpt = Annotated[str, typer.Option("--backend", help="local | dask")]
 SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="with --backend dask: tcp://HOST:PORT of a running scheduler")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="with --backend dask: start a local cluster of N worker processes")]
 HtmlOpt = Annotated[bool, typer.Option("--html", help="also write report.html (self-contained, with plots)")]
+WideOpt = Annotated[bool, typer.Option("--wide", help="print tables in one block with every column and full cells (default: fit the terminal, or 100 columns)")]
+ThresholdOpt = Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="findings: the smallest win-share effect flagged in the verdict (significant smaller effects stay in the findings table)")]
 
 
 @app.command("run")
@@ -85,9 +89,11 @@ def run_cmd(
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: one date, YYYY-MM-DD")] = None,
     birthday: Annotated[Optional[str], typer.Option("--birthday", help="daily-weather: a birthday holiday, MM-DD")] = None,
     cards: Annotated[Optional[Path], typer.Option("--cards", help="daily-weather: card data file (default: the shipped stand-in set)")] = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
+    threshold: ThresholdOpt = 0.02,
 ) -> None:
-    """Simulate games and report balance statistics (no GAME: the default suite)."""
+    """Simulate games and report balance statistics (no GAME: the default suite; no --policy or
+    --seats: the game's designed play)."""
     jobs, counts, seed, extra, analysis = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
@@ -95,7 +101,8 @@ def run_cmd(
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate, until_ci=until_ci,
                     progress=show_progress(no_progress), per_game=per_game, fmt=fmt, html=html,
-                    output=_output(out, force, cards), extra_meta=extra, echo=typer.echo), analysis)
+                    output=_output(out, force, cards), extra_meta=extra, echo=typer.echo,
+                    wide=wide, threshold=threshold), analysis)
 
 
 @app.command("sweep")
@@ -106,6 +113,7 @@ def sweep_cmd(
     chunk: ChunkOpt = DEFAULT_CHUNK, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    wide: WideOpt = False, threshold: ThresholdOpt = 0.02,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from simcli.analyses.sweep import load_sweep
@@ -118,7 +126,8 @@ def sweep_cmd(
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate or settings["rotate"],
                     until_ci=until_ci, progress=show_progress(no_progress), fmt=fmt, html=html,
-                    output=output, extra_meta={"axes": axes, "sweep_file": str(file)}, echo=typer.echo))
+                    output=output, extra_meta={"axes": axes, "sweep_file": str(file)}, echo=typer.echo,
+                    wide=wide, threshold=threshold))
 
 
 @app.command("ablate")
@@ -132,7 +141,8 @@ def ablate_cmd(
     fmt: FormatOpt = "parquet", chunk: ChunkOpt = DEFAULT_CHUNK, html: HtmlOpt = False,
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
+    threshold: ThresholdOpt = 0.02,
 ) -> None:
     """What each option is worth: one restricted seat vs the base policy on the same deals.
 
@@ -151,7 +161,7 @@ def ablate_cmd(
     execute(RunSpec(jobs=[job], games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
                     progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
-                    echo=typer.echo), analysis)
+                    echo=typer.echo, wide=wide, threshold=threshold), analysis)
 
 
 @app.command("report")
@@ -162,13 +172,14 @@ def report_cmd(
 ) -> None:
     """One self-contained HTML file with plots: win shares, score and length distributions, sweeps, calendar."""
     from simcli.report.html import default_html_path, render_html
+    from simcli.report.html.page import Progress
     if folder.exists() and not folder.is_dir():
         raise SimError(f"{folder} is a file; give a folder written by run, sweep or ladder")
     if not folder.is_dir():
         raise SimError(f"report folder {folder} does not exist")
     target = OutputFile(default_html_path(folder) if out is None else out, force=force,
                         replace_ok=out is None).validate()
-    path = target.write_text(render_html(folder))
+    path = target.write_text(render_html(folder, progress=Progress(Path(target.path).name)))
     typer.echo(f"wrote {path}")
 
 
@@ -177,11 +188,11 @@ def check_cmd(
     update: Annotated[bool, typer.Option("--update", help="re-make the baselines instead of checking")] = False,
     games: Annotated[Optional[int], typer.Option("--games", min=1, help="games per job (default: configs/check.toml)")] = None,
     config_file: Annotated[Optional[Path], typer.Option("--config", help="check config (default configs/check.toml)")] = None,
-    baseline: Annotated[Path, typer.Option("--baseline", help="baseline folder")] = Path("reports/baseline"),
+    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline folder (default: the project's reports/baseline, wherever simcli is run from)")] = None,
     expectations: Annotated[Optional[Path], typer.Option("--expectations", help="designer expectations (default configs/expectations.toml)")] = None,
     alpha: Annotated[Optional[float], typer.Option("--alpha", min=1e-9, max=0.5, help="family-wise error rate")] = None,
     threads: ThreadsOpt = None, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
-    workers: WorkersOpt = None, no_progress: NoProgressOpt = False,
+    workers: WorkersOpt = None, no_progress: NoProgressOpt = False, wide: WideOpt = False,
     force: Annotated[bool, typer.Option("--force", help="with --update: replace a --baseline folder that is not an earlier baseline")] = False,
 ) -> None:
     """Balance regression: compare a fresh run with the committed baselines (exit 1 if something moved)."""
@@ -189,7 +200,8 @@ def check_cmd(
     code = check.check_command(update=update, games=games, config_file=config_file, baseline=baseline,
                                expectations=expectations, alpha=alpha, threads=threads,
                                backend=Backend(backend, scheduler, workers),
-                               progress=show_progress(no_progress), echo=typer.echo, force=force)
+                               progress=show_progress(no_progress), echo=typer.echo, force=force,
+                               wide=wide)
     if code:
         raise typer.Exit(code=code)
 
@@ -203,7 +215,8 @@ def ladder_cmd(
     rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
+    threshold: ThresholdOpt = 0.02,
 ) -> None:
     """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
     from simcli.report import export
@@ -214,8 +227,8 @@ def ladder_cmd(
     pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout)
     execute(RunSpec(jobs=[j for _, _, j in pairs], games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, backend=Backend(backend, scheduler, workers), rotate=True,
-                    progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo),
-            ladder.LadderAnalysis(pairs, budgets, rollout))
+                    progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo, wide=wide,
+                    threshold=threshold), ladder.LadderAnalysis(pairs, budgets, rollout))
 
 
 @app.command("tune")

@@ -20,10 +20,16 @@ def describe_games() -> list[dict]:
                       for r in mod.RULES],
             "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
             "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
+            "designed_play": cfg.designed_play(gid),
             "knobs": [{"name": k.name, "default": k.default, "lo": k.lo, "hi": k.hi, "help": k.help}
                       for k in getattr(mod, "KNOBS", ())],
         })
     return info
+
+
+def restriction_example(g: dict) -> str:
+    """A restricted policy `simcli list` shows as an example: the designed play + the first name."""
+    return f"{g['designed_play']}+{g['restrictions'][0]['name']}"
 
 
 def _value(v) -> str:
@@ -42,9 +48,9 @@ def lines(info: list[dict]) -> list[str]:
                        + (f"; {rules}" if rules else "") + (f" - {d['description']}" if d['description'] else ""))
         out.append("  rules:")
         out += [f"    {r['name']} = {_value(r['default'])}  [{r['domain']}]  {r['help']}" for r in g["rules"]]
-        out.append(f"  policies: {', '.join(g['policies'])}")
+        out.append(f"  policies: {', '.join(g['policies'])} (designed play: {g['designed_play']})")
         if g["restrictions"]:
-            out.append("  restrictions (POLICY+NAME, e.g. heuristic+" + g["restrictions"][0]["name"] + "):")
+            out.append(f"  restrictions (POLICY+NAME, e.g. {restriction_example(g)}):")
             out += [f"    {r['name']}  {r['help']}" for r in g["restrictions"]]
         if g["knobs"]:
             out.append("  tuned knobs (heuristic default [range]; trained values: configs/tuned/):")

@@ -51,6 +51,20 @@ def variants_of(game: str) -> tuple[str, dict]:
     return data.get("default_variant", next(iter(variants))), variants
 
 
+def designed_play(game: str) -> str:
+    """The policy a game is designed to be played with (``designed_play`` in configs/<game>.toml):
+    what `run`, `sweep` and `tune` give every seat unless told otherwise. A game whose config does
+    not say plays its policy with code 1 (the heuristic), else random."""
+    mod = game_module(game)          # an unknown game: one line naming the valid ones
+    named = load_toml(configs_dir() / f"{game}.toml").get("designed_play")
+    if isinstance(named, str) and named.split(":")[0].split("+")[0] in mod.POLICIES:
+        return named
+    if named is not None:
+        raise SimError(f"configs/{game}.toml: designed_play {named!r} is not a policy of {game}; "
+                       f"valid policies: {', '.join(mod.POLICIES)}")
+    return next((k for k, v in mod.POLICIES.items() if v == 1), "random")
+
+
 def user_policies(mod, players: int, params) -> dict[str, int]:
     """Policies a player seat may take: all but automata reserved for fixed seats."""
     fixed = set(getattr(mod, "FIXED_POLICIES", ())) | set(mod.extra_seats(players, params))

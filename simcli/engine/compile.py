@@ -28,6 +28,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -179,29 +180,121 @@ def compile_jobs(jobs, echo, force_message: bool = False) -> float:
     order = sorted(by_game, key=lambda g: -_cost(g) * len(by_game[g]))  # costliest first
     procs = min(_cores(), len(order))
     names = ", ".join(b.label() for b in builds_for(cold))
-    echo(f"compiling the kernels of {names} (once per machine: Numba caches them in "
-         f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ...")
+    from simcli.report.fmt import fit
+    for line in fit(f"compiling the kernels of {names} (once per machine: Numba caches them in "
+                    f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ..."):
+        echo(line)
     t0 = time.perf_counter()
+    watch = CompileProgress(order, procs, folders, echo)
     if procs == 1:  # one game, or one core: compile here, no process to spawn
         for i, g in enumerate(order):
+            watch.started(g)
             _compile_in_child(by_game[g], fold=i == 0)
+            watch.finished(g)
     else:
-        ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx)
-        try:
-            # the fold is one function for all games: the last (smallest) task compiles it
-            for f in [pool.submit(_compile_in_child, by_game[g], g == order[-1]) for g in order]:
-                f.result()
-        except BaseException:  # Ctrl-C, SIGTERM, a failed build: stop the compiles now, not at their end
-            procs_alive = list(getattr(pool, "_processes", {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for p in procs_alive:
-                p.terminate()
-            raise
-        pool.shutdown()
+        _compile_in_pool(order, by_game, procs, watch)
     wall = time.perf_counter() - t0
+    watch.save()
     echo(f"compiled in {wall:.0f} s (next runs start warm)")
     return wall
+
+
+def _compile_in_pool(order: list[str], by_game: dict, procs: int, watch: "CompileProgress") -> None:
+    """One spawned process per core; a status line every ``PROGRESS_EVERY_S`` seconds."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx)
+    try:
+        # the fold is one function for all games: the last (smallest) task compiles it
+        futures = {pool.submit(_compile_in_child, by_game[g], g == order[-1]): g for g in order}
+        pending = set(futures)
+        for g in order[:procs]:
+            watch.started(g)
+        while pending:
+            done, pending = wait(pending, timeout=PROGRESS_EVERY_S, return_when=FIRST_COMPLETED)
+            for f in done:
+                f.result()
+                watch.finished(futures[f])
+            for f in pending:
+                if f.running():
+                    watch.started(futures[f])
+            watch.report()
+    except BaseException:  # Ctrl-C, SIGTERM, a failed build: stop the compiles now, not at their end
+        procs_alive = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs_alive:
+            p.terminate()
+        raise
+    pool.shutdown()
+
+
+PROGRESS_EVERY_S = 10.0          # a compile status line at least this often
+TIMES_FILE = "simcli-compile-seconds.json"   # beside Numba's cache: this machine's compile times
+
+
+class CompileProgress:
+    """Which game is compiling, the elapsed time and, once this machine has compiled a game
+    before (its seconds are kept beside Numba's cache), an estimate of the time left."""
+
+    def __init__(self, order: list[str], procs: int, folders: list[str], echo):
+        self.order, self.procs, self.echo = order, procs, echo
+        self.path = Path(folders[0]) / TIMES_FILE if folders else None
+        self.known = self._load()
+        self.t0 = time.perf_counter()
+        self.start: dict[str, float] = {}
+        self.took: dict[str, float] = {}
+        self.last = 0.0
+
+    def _load(self) -> dict:
+        import json
+        try:
+            data = json.loads(self.path.read_text()) if self.path else {}
+            return {k: float(v) for k, v in data.items()}
+        except (OSError, ValueError, AttributeError, TypeError):
+            return {}
+
+    def started(self, game: str) -> None:
+        self.start.setdefault(game, time.perf_counter())
+
+    def finished(self, game: str) -> None:
+        self.started(game)
+        self.took[game] = time.perf_counter() - self.start[game]
+        self.echo(f"  compiled {game} in {self.took[game]:.0f} s ({len(self.took)} of {len(self.order)})")
+
+    def estimate_left(self) -> float | None:
+        """Seconds left, from this machine's earlier compile times (None: never measured)."""
+        if not all(g in self.known for g in self.order):
+            return None
+        now = time.perf_counter()
+        lanes = sorted(max(self.known[g] - (now - self.start[g]), 0.0)
+                       for g in self.start if g not in self.took)
+        lanes += [0.0] * (self.procs - len(lanes))
+        for g in self.order:   # queued games go to the lane that frees first
+            if g not in self.start:
+                lanes.sort()
+                lanes[0] += self.known[g]
+        return max(lanes) if lanes else 0.0
+
+    def report(self) -> None:
+        now = time.perf_counter()
+        if now - self.last < PROGRESS_EVERY_S * 0.9:
+            return
+        self.last = now
+        running = [g for g in self.start if g not in self.took]
+        left = self.estimate_left()
+        tail = (f", about {left:.0f} s left (this machine's last compile times)" if left is not None
+                else ", no estimate yet (the first compile on this machine)")
+        self.echo(f"  compiling {', '.join(running) or '...'}: {now - self.t0:.0f} s elapsed, "
+                  f"{len(self.took)} of {len(self.order)} games done{tail}")
+
+    def save(self) -> None:
+        import json
+        if self.path is None:
+            return
+        try:
+            self.path.write_text(json.dumps({**self.known, **self.took}, indent=1))
+        except OSError:
+            pass   # a read-only cache: no estimate next time, nothing else lost
 
 
 def ensure_compiled(jobs, echo) -> float:

@@ -305,6 +305,19 @@ def widest_interval(acc: Accumulators, policy: PolicyTally | None) -> float:
     return w
 
 
+# a job with a search seat plays tens of games a second: with a progress bar it is played in
+# chunks this small, so the bar moves every few seconds (results do not depend on the chunk)
+SLOW_CHUNK = 128
+
+
+def progress_chunk(job: Job, chunk: int, progress: bool) -> int:
+    """The chunk a job is played in: ``SLOW_CHUNK`` at most for a search player under a bar."""
+    if not progress:
+        return chunk
+    from simcli.engine.compile import _has_search
+    return min(chunk, SLOW_CHUNK) if _has_search(job) else chunk
+
+
 def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
              chunk: int = DEFAULT_CHUNK, progress: bool = True,
              per_game: list[PerGameWriter] | None = None, first_game: int = 0,
@@ -330,9 +343,10 @@ def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
             pt = policy_tally_for(job, reps[j]) if rotate else None
             played = 0
             t0 = time.perf_counter()
-            plan = plan_chunks(first_game, games, chunk, UNTIL_CI_STEP if until_ci is not None else None)
+            c = progress_chunk(job, chunk, progress)
+            plan = plan_chunks(first_game, games, c, UNTIL_CI_STEP if until_ci is not None else None)
             width = layout.out_width(job.seats.shape[0], len(job.module.COUNTERS))
-            buf = np.zeros((min(chunk, games), width), dtype=np.int64)
+            buf = np.zeros((min(c, games), width), dtype=np.int64)
             for i, (start, stop) in enumerate(plan):
                 ct = chunk_tally(job, seed, start, stop, rotate, buf,
                                  per_game[j] if per_game is not None else None)

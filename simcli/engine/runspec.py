@@ -105,6 +105,8 @@ class RunSpec:
     output: Optional[OutputFolder] = None
     extra_meta: dict = field(default_factory=dict)
     echo: Callable = print
+    wide: bool = False            # printed tables in one block, every column, no cut cells
+    threshold: float = 0.02       # findings: the smallest win-share effect that is a headline
 
     def validate(self) -> "RunSpec":
         from simcli.report import export
@@ -151,6 +153,12 @@ class Analysis:
     """
     name = "run"
 
+    def header(self, spec: RunSpec) -> list[str]:
+        """Printed before anything is played: what is simulated, with which play, what --games counts."""
+        from simcli.report.headers import run_header
+        play = spec.extra_meta.get("play") or {}
+        return [run_header(spec.jobs, spec.games, spec.rotate, play, suite=play.get("suite", False))]
+
     def simulate(self, spec: RunSpec, ex, per_game=None) -> list:
         """Play; returns one ``runner.Result`` per job (or what ``tables`` expects)."""
         return simulate(spec, ex, per_game)
@@ -163,14 +171,18 @@ class Analysis:
         """What is printed after the run (the tables, then notes)."""
         from simcli.report import export
         from simcli.report import tables as report
+        from simcli.report.fmt import fit
         out: list[str] = []
-        export.print_tables(tables, out.append)
+        export.print_tables(tables, out.append, wide=spec.wide)
         out += report.skill_gaps(tables)
         if spec.until_ci is not None:
-            for i, r in enumerate(results):
-                out.append(f"{r.job.describe()}: {r.games} deals to reach intervals narrower than "
-                           f"{spec.until_ci}" + ("" if r.games < spec.games[i] else " (capped by --games)"))
+            out += [part for line in until_ci_lines(results, spec) for part in fit(line)]
         return out
+
+    def verdict(self, spec: RunSpec, tables: dict, results) -> None:
+        """The findings: printed last (worst first), and added to the tables as ``findings``."""
+        from simcli.report import findings
+        findings.add_to(tables, findings.Settings(threshold=spec.threshold), spec.echo)
 
     def files(self, spec: RunSpec, tables: dict) -> dict:
         """Extra files (name -> bytes) beside the tables."""
@@ -245,6 +257,7 @@ def run_meta(spec: RunSpec, analysis: Analysis, results, wall: float, threads: i
         "threads": threads, "chunk": spec.chunk, "wall_time_s": round(wall, 3),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "packages": export.package_versions(),
         "rotate": spec.rotate, "until_ci": spec.until_ci, **spec.backend.describe(),
+        "findings": {"threshold": spec.threshold, "alpha": 0.05},
         "jobs": [job_meta(j, r) for j, r in zip(spec.jobs, per_job)],
         **analysis.meta(spec, results), **spec.extra_meta,
     }
@@ -273,6 +286,10 @@ def execute(spec: RunSpec, analysis: Analysis | None = None):
     from simcli.engine import runner
     analysis = analysis or Analysis()
     spec.validate()
+    from simcli.report.fmt import fit
+    for line in analysis.header(spec):
+        for part in fit(line):
+            spec.echo(part)
     note = spec.thread_note()
     if note:
         print(note, file=sys.stderr)
@@ -296,6 +313,7 @@ def execute(spec: RunSpec, analysis: Analysis | None = None):
         raise
     for line in analysis.lines(spec, tables, results):
         spec.echo(line)
+    analysis.verdict(spec, tables, results)
     if out is None:
         return tables, None
     meta = run_meta(spec, analysis, results, wall, threads)
@@ -303,6 +321,19 @@ def execute(spec: RunSpec, analysis: Analysis | None = None):
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     spec.echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
     return tables, final
+
+
+def until_ci_lines(results, spec: RunSpec) -> list[str]:
+    """Why each job stopped: every interval narrow enough, or the --games cap."""
+    lines = []
+    for i, r in enumerate(results):
+        cap = spec.games[i]
+        why = (f"every win-share interval narrower than {spec.until_ci} (--until-ci)" if r.games < cap
+               else f"the --games cap; an interval is still {spec.until_ci} or wider")
+        from simcli.report.fmt import short_policies
+        job = f"{r.job.game}/{r.job.variant}/{r.job.players}p [{short_policies(r.job.policy_label)}]"
+        lines.append(f"{job}: stopped after {r.games:,} of {cap:,} deals: {why}")
+    return lines
 
 
 def _polars_error():

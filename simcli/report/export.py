@@ -16,7 +16,7 @@ import polars as pl
 from simcli.errors import SimError
 from simcli.report.tables import ARC_COLUMNS
 
-TABLES = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired", "arc")
+TABLES = ("findings", "seats", "variants", "scores", "lengths", "counters", "policies", "paired", "arc")
 FORMATS = ("parquet", "csv")
 
 
@@ -70,53 +70,67 @@ def write_tables(tables: dict[str, pl.DataFrame], folder: Path, fmt: str, meta: 
     return written
 
 
-def print_tables(tables: dict[str, pl.DataFrame], echo=print) -> None:
-    """The readable summary: variants, seats, and the game counters' derived metrics."""
+def print_tables(tables: dict[str, pl.DataFrame], echo=print, wide: bool = False) -> None:
+    """The readable summary: variants, seats, policies, paired differences, the game arc and
+    the game counters' derived metrics, each fitted to the screen (``simcli.report.fmt``)."""
+    from functools import partial
+    from simcli.report.fmt import echo_table as _echo_table
     seats = tables["seats"]
     variants = tables["variants"]
     if not variants.height:
         return
-    known = {"game", "variant", "players", "policies", "games", "deals", "rotations", "tie_rate",
-             "timeout_rate", "seat0_advantage", "balance", "length_mean", "length_sd", "leader_gap",
-             "decisions_per_game", "length_unit", "wall_s", *ARC_COLUMNS}
-    labels = [c for c in variants.columns if c not in known]  # sweep axes, dates
-    with pl.Config(tbl_rows=200, tbl_cols=30, tbl_width_chars=160, float_precision=4,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
-                   fmt_str_lengths=40):
-        echo("Variants")
-        echo(str(variants.select(["game", "variant", "players", "policies", *labels] + [c for c in (
-            "games", "tie_rate", "timeout_rate", "seat0_advantage", "balance", "length_mean", "leader_gap")
-            if c in variants.columns])))
-        echo("Seats")
-        echo(str(seats.select([c for c in (
-            "game", "variant", "players", *labels, "seat", "policy", "win_share", "win_ci_low",
-            "win_ci_high", "mean_place", "score_mean", "score_sd", "score_p50") if c in seats.columns])))
-        pol = tables.get("policies")
-        if pol is not None and pol.height:
-            echo("Policies (same deals, every seat rotation)")
-            echo(str(pol.select("game", "variant", "players", "policy", "seats_held", "deals",
-                                "win_share", "win_ci_low", "win_ci_high")))
-        for line in arc_lines(variants):
-            echo(line)
-        counters = tables.get("counters")
-        if counters is not None and counters.height:
-            m = counters.filter(pl.col("kind") == "metric").filter(
-                ~pl.col("metric").str.contains(r"_\d+_share$"))
-            echo("Game counters")
-            echo(str(m.select("game", "variant", "players", *labels, "metric", "value")))
+    labels = label_columns(variants)   # sweep axes, dates
+    rotated = "rotations" in variants.columns and (variants["rotations"] > 1).any()
+    # without rotation a deal is a game: one count column says it
+    drop = set() if rotated else {"deals", "rotations"}
+    pick = lambda df, cols: df.select([c for c in cols if c in df.columns and c not in drop])  # noqa: E731
+    # every table's precision from the run's smallest sample (deals: the unit of every interval)
+    n = int(variants["deals"].min()) if "deals" in variants.columns else None
+    echo_table = partial(_echo_table, n=n)
+    echo_table(echo, pick(variants, ["game", "variant", "players", "policies", *labels, "deals", "rotations",
+                                     "games", "tie_rate", "timeout_rate", "seat0_advantage", "balance",
+                                     "length_mean", "leader_gap"]), title="Variants", wide=wide)
+    echo_table(echo, pick(seats, ["game", "variant", "players", "policies", *labels, "seat", "policy",
+                                  "deals", "win_share", "win_ci_low", "win_ci_high", "mean_place",
+                                  "score_mean", "score_sd", "score_p50"]), title="Seats", wide=wide)
+    pol = tables.get("policies")
+    if pol is not None and pol.height:
+        echo_table(echo, pick(pol, ["game", "variant", "players", *labels, "policy", "seats_held", "deals",
+                                    "win_share", "win_ci_low", "win_ci_high"]),
+                   title="Policies (same deals, every seat rotation)", wide=wide)
+    paired = tables.get("paired")
+    if paired is not None and paired.height:
+        echo_table(echo, pick(paired, ["game", "variant", "players", *labels, "policy_a", "policy_b", "deals",
+                                       "diff", "ci_low", "ci_high", "p_value"]),
+                   title="Paired (policy_a minus policy_b, win share per seat, same deals)", wide=wide)
+    arc = arc_table(variants, labels)
+    if arc.height:
+        echo_table(echo, arc, title="Game arc (games with checkpoints and a winner; docs/balance.md)",
+                   wide=wide)
+    counters = tables.get("counters")
+    if counters is not None and counters.height:
+        m = counters.filter(pl.col("kind") == "metric").filter(
+            ~pl.col("metric").str.contains(r"_\d+_share$"))
+        echo_table(echo, pick(m, ["game", "variant", "players", "policies", *labels, "metric", "value"]),
+                   title="Game counters", wide=wide)
 
 
-def arc_lines(variants: pl.DataFrame) -> list[str]:
-    """One printed line per job with checkpoints: the four game-arc metrics (docs/balance.md)."""
+KNOWN_VARIANT_COLUMNS = {"game", "variant", "players", "policies", "games", "deals", "rotations", "tie_rate",
+                         "timeout_rate", "seat0_advantage", "balance", "length_mean", "length_sd",
+                         "leader_gap", "decisions_per_game", "length_unit", "wall_s", *ARC_COLUMNS}
+
+
+def label_columns(variants: pl.DataFrame) -> list[str]:
+    """The key columns a run adds (sweep axes, dates, later a skill level)."""
+    return [c for c in variants.columns if c not in KNOWN_VARIANT_COLUMNS]
+
+
+def arc_table(variants: pl.DataFrame, labels: list[str] | None = None) -> pl.DataFrame:
+    """One row per job with checkpoints: the four game-arc metrics (docs/balance.md)."""
     if "arc_games" not in variants.columns:
-        return []
-    lines = []
-    for v in variants.iter_rows(named=True):
-        if not v["arc_games"]:
-            continue
-        lines.append(f"arc {v['game']}/{v['variant']}/{v['players']}p [{v['policies']}]: "
-                     f"lead_changes {v['lead_changes']:.3f}, comeback_rate {v['comeback_rate']:.4f}, "
-                     f"decided_at {v['decided_at']:.3f}, last_swing {v['last_swing']:.4f} "
-                     f"({v['checkpoints_mean']:.2f} checkpoints/game, {v['arc_games']} games, "
-                     f"{v['arc_excluded']} timeouts not counted)")
-    return lines
+        return pl.DataFrame()
+    rows = variants.filter(pl.col("arc_games").is_not_null() & (pl.col("arc_games") > 0))
+    return rows.select("game", "variant", "players", "policies", *(labels or []), "lead_changes",
+                       "comeback_rate", "decided_at", "last_swing",
+                       pl.col("checkpoints_mean").alias("checkpoints"), "arc_games",
+                       pl.col("arc_excluded").alias("timeouts_left_out"))
