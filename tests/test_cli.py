@@ -24,7 +24,7 @@ def test_list_shows_games_variants_rules_policies():
     cubes = next(g for g in data if g["game"] == GAME)
     assert set(cubes["variants"]) == {"base", "advisory"}
     assert cubes["variants"]["base"]["players"] == [4, 3]
-    assert cubes["policies"] == ["random", "heuristic", "mc"]
+    assert cubes["policies"] == ["random", "heuristic", "mc", "tuned"]
 
 
 def test_run_writes_every_table_with_the_documented_columns(tmp_path):
