@@ -966,9 +966,12 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                     option = pick % 2
                 else:
                     # (also mc's last move of the game: its round points are exact, no search)
+                    # adv_gain_at spelled out: an inlined helper taking an array costs reference
+                    # counting in the hot loop (docs/architecture.md)
+                    kb = NK * w
+                    gain = kn[kb + K_ADV_GAIN] if rnd >= kn[kb + K_ADV_ROUND] else np.int64(99)
                     size, option = knob_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
-                                               forecast[w], sing, doub, adv_gain_at(kn, NK * w, rnd),
-                                               kn[NK * w + K_TIEBREAK])
+                                               forecast[w], sing, doub, gain, kn[kb + K_TIEBREAK])
                 if wide and move_forbidden(seats[w, SEAT_WATCH], doubles, size):
                     rx_forbidden += 1
                 decisions += 1
