@@ -7,6 +7,7 @@ merged once); unusable clusters are one-line SimErrors that say what to do.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import signal
 import socket
 import subprocess
@@ -201,7 +202,7 @@ for m in [m for m in sys.modules if m.split(".")[0] in ("simcli", "kernels")]:
 def test_worker_lacking_the_package_is_named(bare_scheduler, tmp_path):
     """A real `dask worker` process that cannot import simcli: the run stops before any work,
     naming that worker and what to install."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(db.__file__)))
+    root = str(Path(db.__file__).resolve().parents[2])   # the checkout: simcli/engine/dask_backend.py
     preload = tmp_path / "strip_simcli.py"
     preload.write_text(f"ROOT = {root!r}\n" + STRIP)
     log = open(tmp_path / "worker.log", "w")
