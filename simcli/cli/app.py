@@ -67,6 +67,7 @@ BackendOpt = Annotated[str, typer.Option("--backend", help="local | dask")]
 SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="with --backend dask: tcp://HOST:PORT of a running scheduler")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="with --backend dask: start a local cluster of N worker processes")]
 HtmlOpt = Annotated[bool, typer.Option("--html", help="also write report.html (self-contained, with plots)")]
+SkillOpt = Annotated[Optional[str], typer.Option("--skill", help="levels, weakest first, e.g. heuristic,tuned,mc:16: the same deals at each level, every seat at that level (a skill column, skill_levels and skill_verdicts tables)")]
 
 
 @app.command("run")
@@ -83,13 +84,15 @@ def run_cmd(
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: one date, YYYY-MM-DD")] = None,
     birthday: Annotated[Optional[str], typer.Option("--birthday", help="daily-weather: a birthday holiday, MM-DD")] = None,
     cards: Annotated[Optional[Path], typer.Option("--cards", help="daily-weather: card data file (default: the shipped stand-in set)")] = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, skill: SkillOpt = None,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite)."""
+    from simcli.analyses.skill import with_skill
     jobs, counts, seed, extra, analysis = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
         birthday=birthday, cards=cards)
+    jobs, counts, analysis = with_skill(jobs, counts, analysis, skill, until_ci, per_game)
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate, until_ci=until_ci,
                     progress=show_progress(no_progress), per_game=per_game, fmt=fmt, html=html,
@@ -104,8 +107,10 @@ def sweep_cmd(
     chunk: ChunkOpt = DEFAULT_CHUNK, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    skill: SkillOpt = None,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
+    from simcli.analyses.skill import with_skill
     from simcli.analyses.sweep import load_sweep
     output = _output(out, force)
     jobs, settings, axes = load_sweep(file)
@@ -113,10 +118,12 @@ def sweep_cmd(
     # --games overrides every grid; otherwise a grid's own `games` beats the file's
     counts = [default if games or c is None else int(c) for c in settings["counts"]]
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
+    jobs, counts, analysis = with_skill(jobs, counts, None, skill, until_ci)
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate or settings["rotate"],
-                    until_ci=until_ci, progress=show_progress(no_progress), fmt=fmt, html=html,
-                    output=output, extra_meta={"axes": axes, "sweep_file": str(file)}, echo=typer.echo))
+                    until_ci=until_ci, progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
+                    extra_meta={"axes": axes + (["skill"] if skill else []), "sweep_file": str(file)},
+                    echo=typer.echo), analysis)
 
 
 @app.command("ablate")
