@@ -137,7 +137,7 @@ def ablate_cmd(
     fmt: FormatOpt = "parquet", chunk: ChunkOpt = DEFAULT_CHUNK, html: HtmlOpt = False,
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
-    no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    no_progress: NoProgressOpt = False, force: ForceOpt = False, skill: SkillOpt = None,
 ) -> None:
     """What each option is worth: one restricted seat vs the base policy on the same deals.
 
@@ -152,8 +152,8 @@ def ablate_cmd(
     """
     from simcli.analyses import ablate
     output = _output(out, force)
-    job, analysis = ablate.ablate_plan(game, variant, players, policy, restrictions, rule, date)
-    execute(RunSpec(jobs=[job], games=games, seed=DEFAULT_SEED if seed is None else seed,
+    jobs, analysis = ablate.ablate_plan(game, variant, players, policy, restrictions, rule, date, skill)
+    execute(RunSpec(jobs=jobs, games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
                     progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
                     echo=typer.echo), analysis)
