@@ -234,12 +234,15 @@ def tune_cmd(
     threads: ThreadsOpt = None, chunk: ChunkOpt = DEFAULT_CHUNK, out: OutOpt = None, fmt: FormatOpt = "parquet",
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    skill: SkillOpt = None,
 ) -> None:
     """Which rule value(s) hit a balance target: race candidates on common deals."""
     from simcli.analyses import tune
+    from simcli.analyses.skill_tune import tune_skill_plan
     output = _output(out, force)
     cands, analysis = tune.tune_plan(game, target, rule, variant, players, policy, seats, rotate, alpha)
-    execute(RunSpec(jobs=[c.job for c in cands], games=games, seed=DEFAULT_SEED if seed is None else seed,
+    jobs, analysis = tune_skill_plan(cands, analysis, skill, policy, seats)
+    execute(RunSpec(jobs=jobs, games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
                     rotate=rotate, progress=show_progress(no_progress), fmt=fmt, html=html,
                     output=output, echo=typer.echo), analysis)
