@@ -92,3 +92,70 @@ def test_bad_levels_are_one_line(text, words):
 def test_skill_refuses_until_ci():
     with pytest.raises(SimError, match="--until-ci"):
         skill.with_skill([toy.job(3)], [10], None, "random,strong", until_ci=0.1)
+
+
+# ---- the real commands (forecasts-cubes 3p, random and heuristic: the plain build) ----
+
+from helpers import invoke  # noqa: E402
+
+
+def _read(folder, name):
+    return pl.read_parquet(folder / f"{name}.parquet")
+
+
+def test_run_skill_levels_equal_plain_runs_of_each_policy(tmp_path):
+    """Every level plays the deals a plain run of that policy plays (same seed and indices)."""
+    r = invoke("run", "forecasts-cubes", "--players", "3", "--games", "600", "--chunk", "250",
+               "--skill", "random,heuristic", "--out", tmp_path / "s", "--no-progress")
+    assert r.exit_code == 0, r.output
+    assert "verdicts across skill" in r.stdout and "seat0_edge" in r.stdout
+    seats = _read(tmp_path / "s", "seats")
+    for level in ("random", "heuristic"):
+        p = invoke("run", "forecasts-cubes", "--players", "3", "--games", "600", "--policy", level,
+                   "--out", tmp_path / level, "--no-progress")
+        assert p.exit_code == 0, p.output
+        plain = _read(tmp_path / level, "seats").drop("win_se")
+        mine = seats.filter(pl.col("skill") == level).drop("skill", "win_se")
+        assert mine.equals(plain.select(mine.columns)), level
+    v = _read(tmp_path / "s", "skill_verdicts")
+    assert set(v["quantity"]) == {"seat0_edge", "seat1_edge", "seat2_edge", "tie_rate", "length_mean",
+                                  "timeout_rate"}
+
+
+def test_ablate_skill_levels_equal_plain_ablations(tmp_path):
+    r = invoke("ablate", "forecasts-cubes", "--players", "3", "--games", "400", "--restrictions",
+               "hot-only,cold-only", "--skill", "random,heuristic", "--out", tmp_path / "s", "--no-progress")
+    assert r.exit_code == 0, r.output
+    table = _read(tmp_path / "s", "ablations")
+    for level in ("random", "heuristic"):
+        p = invoke("ablate", "forecasts-cubes", "--players", "3", "--games", "400", "--restrictions",
+                   "hot-only,cold-only", "--policy", level, "--out", tmp_path / level, "--no-progress")
+        plain = _read(tmp_path / level, "ablations")
+        mine = table.filter(pl.col("skill") == level).drop("skill")
+        assert mine.equals(plain), level
+    assert set(_read(tmp_path / "s", "skill_verdicts")["quantity"]) == {"+hot-only", "+cold-only"}
+
+
+def test_tune_skill_races_each_level(tmp_path):
+    r = invoke("tune", "forecasts-cubes", "--players", "3", "--rule", "tricks_per_round=8..10",
+               "--target", "tie_rate=min", "--games", "2000", "--skill", "random,heuristic",
+               "--out", tmp_path / "t", "--no-progress")
+    assert r.exit_code == 0, r.output
+    assert set(_read(tmp_path / "t", "tune")["skill"]) == {"random", "heuristic"}
+    v = _read(tmp_path / "t", "skill_verdicts").row(0, named=True)
+    assert v["verdict"] in ("holds at every level", "changes with skill") or v["verdict"].startswith("only at")
+    assert "best value across skill" in r.stdout
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("run", "forecasts-cubes", "--skill", "random,wizard"), "unknown policy 'wizard'"),
+    (("run", "forecasts-cubes", "--skill", "heuristic"), "two or more"),
+    (("run", "forecasts-cubes", "--skill", "random,heuristic", "--until-ci", "0.1"), "--until-ci"),
+    (("ablate", "forecasts-cubes", "--skill", "random,heuristic", "--policy", "random"), "not both"),
+    (("tune", "forecasts-cubes", "--target", "tie_rate=min", "--rule", "tricks_per_round=8..9",
+      "--skill", "random,heuristic", "--seats", "random,random,random"), "not both"),
+])
+def test_bad_skill_input_is_one_line(args, needle, tmp_path):
+    r = invoke(*args, "--out", tmp_path / "o")
+    assert r.exit_code == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "o").exists()

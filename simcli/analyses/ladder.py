@@ -12,14 +12,22 @@ from pathlib import Path
 
 import polars as pl
 
+from simcli.analyses import rating
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
 from simcli.stats import paired_difference, policy_share
 
 
-def rungs(game: str, budgets: list[int], rollout: str) -> list[str]:
+def rungs(game: str, budgets: list[int], rollout: str, variant: str | None = None,
+          players: int | None = None) -> list[str]:
+    """random, heuristic, tuned (a game with a tuned policy and a trained file for this variant
+    and player count), then mc at each budget."""
     mod = cfg.game_module(game)
     names = ["random", "heuristic"]
+    if "tuned" in mod.POLICIES and players is not None:
+        from simcli.config.tuned import default_file
+        if default_file(game, variant, players).is_file():
+            names.append("tuned")
     if "mc" in mod.POLICIES:
         names += [f"mc:{b}:{rollout}" for b in budgets]
     return names
@@ -29,7 +37,7 @@ def ladder_jobs(game: str, players: int | None, variant: str | None, budgets: li
     base = cfg.resolve(game, variant, players)
     P = base.players
     out = []
-    names = rungs(game, budgets, rollout)
+    names = rungs(game, budgets, rollout, base.variant, P)
     for lower, upper in zip(names, names[1:]):
         seats = ",".join([upper] + [lower] * (P - 1))
         out.append((upper, lower, cfg.resolve(game, base.variant, P, seats=seats, labels={"rung": upper})))
@@ -99,6 +107,7 @@ class LadderAnalysis:
     def tables(self, spec, results) -> dict:
         tables = self.base.tables(spec, results)
         tables["ladder"] = ladder_table(results, self.pairs)
+        tables["ladder_ratings"] = rating.ratings(tables["ladder"])
         return tables
 
     def lines(self, spec, tables, results) -> list[str]:
@@ -108,7 +117,10 @@ class LadderAnalysis:
             text = str(tables["ladder"].select(
                 "rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
                 "diff_vs_previous", "diff_ci_low", "diff_ci_high"))
-        return [text] + report.skill_gaps(tables)
+            ratings = str(tables["ladder_ratings"].select("rung", "rating", "rating_ci_low", "rating_ci_high"))
+        note = (f"rating: Bradley-Terry (Plackett-Luce winner) from the paired games, Elo points, "
+                f"{tables['ladder_ratings']['anchor'][0]} = 0 (simcli/analyses/rating.py)")
+        return [text, ratings, note] + report.skill_gaps(tables)
 
     def files(self, spec, tables) -> dict:
         return {"ladder.png": ladder_png(tables["ladder"])}
