@@ -153,7 +153,8 @@ def test_tune_skill_races_each_level(tmp_path):
     (("run", "forecasts-cubes", "--skill", "random,heuristic", "--until-ci", "0.1"), "--until-ci"),
     (("ablate", "forecasts-cubes", "--skill", "random,heuristic", "--policy", "random"), "not both"),
     (("tune", "forecasts-cubes", "--target", "tie_rate=min", "--rule", "tricks_per_round=8..9",
-      "--skill", "random,heuristic", "--seats", "random,random,random"), "not both"),
+      "--skill", "random,heuristic", "--seats", "random,random,random,random"), "not both"),
+    (("run", "forecasts-cubes", "--skill", "random,heuristic", "--policy", "random"), "not both"),
 ])
 def test_bad_skill_input_is_one_line(args, needle, tmp_path):
     r = invoke(*args, "--out", tmp_path / "o")

@@ -269,10 +269,13 @@ def verdict_lines(table: pl.DataFrame) -> list[str]:
     return lines
 
 
-def with_skill(jobs: list, counts: list, analysis, text: str | None, until_ci=None, per_game=False):
+def with_skill(jobs: list, counts: list, analysis, text: str | None, until_ci=None, per_game=False,
+               policy=None, seats=None):
     """(jobs, games per job, analysis) for `run`/`sweep`: unchanged without ``--skill``."""
     if text is None:
         return jobs, counts, analysis
+    if policy is not None or seats is not None:
+        raise SimError("--skill sets every seat's policy at each level: give --skill or --policy/--seats, not both")
     from simcli.engine.runspec import Analysis
     if analysis is not None and type(analysis) is not Analysis:
         raise SimError("--skill is not available for a daily-weather calendar run; "

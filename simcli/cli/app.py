@@ -92,7 +92,7 @@ def run_cmd(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
         birthday=birthday, cards=cards)
-    jobs, counts, analysis = with_skill(jobs, counts, analysis, skill, until_ci, per_game)
+    jobs, counts, analysis = with_skill(jobs, counts, analysis, skill, until_ci, per_game, policy, seats)
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate, until_ci=until_ci,
                     progress=show_progress(no_progress), per_game=per_game, fmt=fmt, html=html,
