@@ -160,3 +160,19 @@ def test_bad_skill_input_is_one_line(args, needle, tmp_path):
     r = invoke(*args, "--out", tmp_path / "o")
     assert r.exit_code == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.output
     assert not (tmp_path / "o").exists()
+
+
+def test_sweep_skill_collapses_policies_and_adds_the_axis(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[[grid]]\ngame = "forecasts-cubes"\nvariants = ["base"]\nplayers = [3]\n'
+                 'policies = ["random", "heuristic"]\nrules = { tricks_per_round = [8, 10] }\n')
+    r = invoke("sweep", f, "--games", "300", "--skill", "random,heuristic", "--out", tmp_path / "o",
+               "--html", "--no-progress")
+    assert r.exit_code == 0, r.output
+    variants = _read(tmp_path / "o", "variants")
+    # 2 rule values x 2 levels: the file's two policy lists are replaced by the levels
+    assert variants.select("tricks_per_round", "skill").rows() == [
+        ("8", "random"), ("8", "heuristic"), ("10", "random"), ("10", "heuristic")]
+    import json
+    assert json.loads((tmp_path / "o" / "meta.json").read_text())["axes"][-1] == "skill"
+    assert (tmp_path / "o" / "report.html").is_file()
