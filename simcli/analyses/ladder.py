@@ -19,12 +19,12 @@ from simcli.stats import paired_difference, policy_share
 
 
 def rungs(game: str, budgets: list[int], rollout: str, variant: str | None = None,
-          players: int | None = None) -> list[str]:
+          players: int | None = None, tuned: bool = True) -> list[str]:
     """random, heuristic, tuned (a game with a tuned policy and a trained file for this variant
     and player count), then mc at each budget."""
     mod = cfg.game_module(game)
     names = ["random", "heuristic"]
-    if "tuned" in mod.POLICIES and players is not None:
+    if tuned and "tuned" in mod.POLICIES and players is not None:
         from simcli.config.tuned import default_file
         if default_file(game, variant, players).is_file():
             names.append("tuned")
@@ -33,11 +33,12 @@ def rungs(game: str, budgets: list[int], rollout: str, variant: str | None = Non
     return names
 
 
-def ladder_jobs(game: str, players: int | None, variant: str | None, budgets: list[int], rollout: str):
+def ladder_jobs(game: str, players: int | None, variant: str | None, budgets: list[int], rollout: str,
+                tuned: bool = True):
     base = cfg.resolve(game, variant, players)
     P = base.players
     out = []
-    names = rungs(game, budgets, rollout, base.variant, P)
+    names = rungs(game, budgets, rollout, base.variant, P, tuned)
     for lower, upper in zip(names, names[1:]):
         seats = ",".join([upper] + [lower] * (P - 1))
         out.append((upper, lower, cfg.resolve(game, base.variant, P, seats=seats, labels={"rung": upper})))

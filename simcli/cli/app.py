@@ -204,17 +204,18 @@ def ladder_cmd(
     games: Annotated[int, typer.Option("--games", min=1, help="deals per rung (each replayed once per rotation)")] = 200,
     budgets: Annotated[str, typer.Option("--budgets", help="mc budgets, increasing from rung to rung (doubling by convention)")] = "4,8,16,32,64",
     rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
+    tuned: Annotated[bool, typer.Option("--tuned/--no-tuned", help="a tuned rung after heuristic (games with a trained file)")] = True,
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False,
 ) -> None:
-    """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
+    """Skill ladder: random, heuristic, tuned and mc at doubling budgets, each against the rung below; rated."""
     from simcli.report import export
     from simcli.analyses import ladder
     output = _output(out, force)
     if fmt not in export.FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
-    pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout)
+    pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout, tuned)
     execute(RunSpec(jobs=[j for _, _, j in pairs], games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, backend=Backend(backend, scheduler, workers), rotate=True,
                     progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo),
