@@ -176,3 +176,13 @@ def test_sweep_skill_collapses_policies_and_adds_the_axis(tmp_path):
     import json
     assert json.loads((tmp_path / "o" / "meta.json").read_text())["axes"][-1] == "skill"
     assert (tmp_path / "o" / "report.html").is_file()
+
+
+def test_skill_tables_do_not_depend_on_threads_or_chunk(tmp_path):
+    common = ("run", "forecasts-cubes", "--players", "3", "--games", "500", "--skill", "random,heuristic",
+              "--no-progress")
+    a = invoke(*common, "--threads", "1", "--chunk", "64", "--out", tmp_path / "a")
+    b = invoke(*common, "--threads", "2", "--chunk", "500", "--out", tmp_path / "b")
+    assert a.exit_code == 0 and b.exit_code == 0, a.output + b.output
+    for name in ("seats", "skill_levels", "skill_verdicts"):
+        assert _read(tmp_path / "a", name).equals(_read(tmp_path / "b", name)), name
