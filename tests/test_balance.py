@@ -184,8 +184,12 @@ def test_ladder_climbs_with_paired_rungs_and_a_picture(tmp_path):
     r = invoke("ladder", GAME, "--games", "30", "--budgets", "2,4", "--out", str(tmp_path), "--no-progress")
     assert r.exit_code == 0, r.output
     t = pl.read_parquet(tmp_path / "ladder.parquet")
-    assert t["rung"].to_list() == ["heuristic", "mc:2:heuristic", "mc:4:heuristic"]
-    assert t["versus"].to_list() == ["random", "heuristic", "mc:2:heuristic"]
+    # forecasts-cubes has a trained tuned file: a tuned rung after heuristic (issue 24)
+    assert t["rung"].to_list() == ["heuristic", "tuned", "mc:2:heuristic", "mc:4:heuristic"]
+    assert t["versus"].to_list() == ["random", "heuristic", "tuned", "mc:2:heuristic"]
+    ratings = pl.read_parquet(tmp_path / "ladder_ratings.parquet")
+    assert ratings["rung"].to_list() == ["random", *t["rung"].to_list()]
+    assert ratings.filter(pl.col("rung") == "heuristic")["rating"][0] == 0
     # heuristic over random is a large, clear gap even on 30 deals
     first = t.row(0, named=True)
     assert first["diff_ci_low"] > 0 and first["win_share"] > 0.25

@@ -303,7 +303,11 @@ class AblateAnalysis(Analysis):
                            "restrictions": [a.name for a in self.plans]}}
 
 
-def ablate_plan(game, variant, players, policy, restrictions, rule, date) -> tuple[cfg.Job, AblateAnalysis]:
-    """The user's words for `ablate` -> (the all-base job, analysis); unknown names fail here."""
-    job = resolve_job(game, variant, players, policy, cfg.parse_rule_flags(rule), date)
-    return job, AblateAnalysis(ablations_for(job, restriction_names(restrictions)), designed=policy is None)
+def ablate_plan(game, variant, players, policy, restrictions, rule, date, skill=None):
+    """The user's words for `ablate` -> ([the all-base job(s)], analysis); unknown names fail
+    here. ``skill``: ``--skill LEVELS`` (simcli/analyses/skill_ablate.py), one job per level."""
+    job = resolve_job(game, variant, players, None if skill else policy, cfg.parse_rule_flags(rule), date)
+    if skill is not None:
+        from simcli.analyses.skill_ablate import ablate_skill_plan
+        return ablate_skill_plan(job, restriction_names(restrictions), skill, policy)
+    return [job], AblateAnalysis(ablations_for(job, restriction_names(restrictions)), designed=policy is None)

@@ -12,28 +12,37 @@ from pathlib import Path
 
 import polars as pl
 
+from simcli.analyses import rating
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
 from simcli.stats import paired_difference, policy_share
 from simcli.engine.runspec import Analysis
 
 
-def rungs(game: str, budgets: list[int], rollout: str) -> list[str]:
+def rungs(game: str, budgets: list[int], rollout: str, variant: str | None = None,
+          players: int | None = None, tuned: bool = True) -> list[str]:
+    """random, heuristic, tuned (a game with a tuned policy and a trained file for this variant
+    and player count), then mc at each budget."""
     mod = cfg.game_module(game)
     if not rollout.strip():
         raise SimError(f"--rollout is empty; give the mc rollout policy, one of "
                        f"{', '.join(p for p in mod.POLICIES if p != 'mc')}")
     names = ["random", "heuristic"]
+    if tuned and "tuned" in mod.POLICIES and players is not None:
+        from simcli.config.tuned import default_file
+        if default_file(game, variant, players).is_file():
+            names.append("tuned")
     if "mc" in mod.POLICIES:
         names += [f"mc:{b}:{rollout}" for b in budgets]
     return names
 
 
-def ladder_jobs(game: str, players: int | None, variant: str | None, budgets: list[int], rollout: str):
+def ladder_jobs(game: str, players: int | None, variant: str | None, budgets: list[int], rollout: str,
+                tuned: bool = True):
     base = cfg.resolve(game, variant, players)
     P = base.players
     out = []
-    names = rungs(game, budgets, rollout)
+    names = rungs(game, budgets, rollout, base.variant, P, tuned)
     for lower, upper in zip(names, names[1:]):
         seats = ",".join([upper] + [lower] * (P - 1))
         out.append((upper, lower, cfg.resolve(game, base.variant, P, seats=seats, labels={"rung": upper})))
@@ -98,6 +107,7 @@ class LadderAnalysis(Analysis):
     def tables(self, spec, results) -> dict:
         tables = super().tables(spec, results)
         tables["ladder"] = ladder_table(results, self.pairs)
+        tables["ladder_ratings"] = rating.ratings(tables["ladder"])
         return tables
 
     def lines(self, spec, tables, results) -> list[str]:
@@ -107,7 +117,11 @@ class LadderAnalysis(Analysis):
             "rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
             "diff_vs_previous", "diff_ci_low", "diff_ci_high"),
             title="Skill ladder (each rung against the rung below, same deals)", wide=spec.wide)
-        return list(text) + report.skill_gaps(tables)
+        ratings = table_lines(tables["ladder_ratings"].select("rung", "rating", "rating_ci_low", "rating_ci_high"),
+                              title="Ratings", wide=spec.wide)
+        note = (f"rating: Bradley-Terry (Plackett-Luce winner) from the paired games, Elo points, "
+                f"{tables['ladder_ratings']['anchor'][0]} = 0 (simcli/analyses/rating.py)")
+        return list(text) + list(ratings) + [note] + report.skill_gaps(tables)
 
     def files(self, spec, tables) -> dict:
         return {"ladder.png": ladder_png(tables["ladder"])}

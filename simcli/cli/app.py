@@ -73,6 +73,7 @@ WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="wit
 HtmlOpt = Annotated[bool, typer.Option("--html", help="also write report.html (self-contained, with plots)")]
 WideOpt = Annotated[bool, typer.Option("--wide", help="print tables in one block with every column and full cells (default: fit the terminal, or 100 columns)")]
 ThresholdOpt = Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="findings: the smallest win-share effect flagged in the verdict (significant smaller effects stay in the findings table)")]
+SkillOpt = Annotated[Optional[str], typer.Option("--skill", help="levels, weakest first, e.g. heuristic,tuned,mc:16: the same deals at each level, every seat at that level (a skill column, skill_levels and skill_verdicts tables)")]
 
 
 @app.command("run")
@@ -90,14 +91,16 @@ def run_cmd(
     birthday: Annotated[Optional[str], typer.Option("--birthday", help="daily-weather: a birthday holiday, MM-DD")] = None,
     cards: Annotated[Optional[Path], typer.Option("--cards", help="daily-weather: card data file (default: the shipped stand-in set)")] = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
-    threshold: ThresholdOpt = 0.02,
+    threshold: ThresholdOpt = 0.02, skill: SkillOpt = None,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite; no --policy or
     --seats: the game's designed play)."""
+    from simcli.analyses.skill import with_skill
     jobs, counts, seed, extra, analysis = resolve_run(
         game, variant=variant, players=players, policy=policy, seats=seats,
         rules=cfg.parse_rule_flags(rule), games=games, seed=seed, year=year, date=date,
         birthday=birthday, cards=cards)
+    jobs, counts, analysis = with_skill(jobs, counts, analysis, skill, until_ci, per_game, policy, seats)
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate, until_ci=until_ci,
                     progress=show_progress(no_progress), per_game=per_game, fmt=fmt, html=html,
@@ -113,9 +116,10 @@ def sweep_cmd(
     chunk: ChunkOpt = DEFAULT_CHUNK, rotate: RotateOpt = False, until_ci: UntilCiOpt = None,
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
-    wide: WideOpt = False, threshold: ThresholdOpt = 0.02,
+    wide: WideOpt = False, threshold: ThresholdOpt = 0.02, skill: SkillOpt = None,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
+    from simcli.analyses.skill import with_skill
     from simcli.analyses.sweep import load_sweep
     output = _output(out, force, file)
     jobs, settings, axes = load_sweep(file)
@@ -123,11 +127,12 @@ def sweep_cmd(
     # --games overrides every grid; otherwise a grid's own `games` beats the file's
     counts = [default if games or c is None else int(c) for c in settings["counts"]]
     seed = seed if seed is not None else (settings["seed"] if settings["seed"] is not None else DEFAULT_SEED)
+    jobs, counts, analysis = with_skill(jobs, counts, None, skill, until_ci)
     execute(RunSpec(jobs=jobs, games=counts, seed=seed, threads=threads, chunk=chunk,
                     backend=Backend(backend, scheduler, workers), rotate=rotate or settings["rotate"],
-                    until_ci=until_ci, progress=show_progress(no_progress), fmt=fmt, html=html,
-                    output=output, extra_meta={"axes": axes, "sweep_file": str(file)}, echo=typer.echo,
-                    wide=wide, threshold=threshold))
+                    until_ci=until_ci, progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
+                    extra_meta={"axes": axes + (["skill"] if skill else []), "sweep_file": str(file)},
+                    echo=typer.echo, wide=wide, threshold=threshold), analysis)
 
 
 @app.command("ablate")
@@ -142,7 +147,7 @@ def ablate_cmd(
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
-    threshold: ThresholdOpt = 0.02,
+    threshold: ThresholdOpt = 0.02, skill: SkillOpt = None,
 ) -> None:
     """What each option is worth: one restricted seat vs the base policy on the same deals.
 
@@ -157,8 +162,8 @@ def ablate_cmd(
     """
     from simcli.analyses import ablate
     output = _output(out, force)
-    job, analysis = ablate.ablate_plan(game, variant, players, policy, restrictions, rule, date)
-    execute(RunSpec(jobs=[job], games=games, seed=DEFAULT_SEED if seed is None else seed,
+    jobs, analysis = ablate.ablate_plan(game, variant, players, policy, restrictions, rule, date, skill)
+    execute(RunSpec(jobs=jobs, games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
                     progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
                     echo=typer.echo, wide=wide, threshold=threshold), analysis)
@@ -213,18 +218,19 @@ def ladder_cmd(
     games: Annotated[int, typer.Option("--games", min=1, help="deals per rung (each replayed once per rotation)")] = 200,
     budgets: Annotated[str, typer.Option("--budgets", help="mc budgets, increasing from rung to rung (doubling by convention)")] = "4,8,16,32,64",
     rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
+    tuned: Annotated[bool, typer.Option("--tuned/--no-tuned", help="a tuned rung after heuristic (games with a trained file)")] = True,
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
     threshold: ThresholdOpt = 0.02,
 ) -> None:
-    """Skill ladder: random, heuristic and mc at doubling budgets, each against the rung below."""
+    """Skill ladder: random, heuristic, tuned and mc at doubling budgets, each against the rung below; rated."""
     from simcli.report import export
     from simcli.analyses import ladder
     output = _output(out, force)
     if fmt not in export.FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
-    pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout)
+    pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout, tuned)
     execute(RunSpec(jobs=[j for _, _, j in pairs], games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, backend=Backend(backend, scheduler, workers), rotate=True,
                     progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo, wide=wide,
@@ -244,12 +250,15 @@ def tune_cmd(
     threads: ThreadsOpt = None, chunk: ChunkOpt = DEFAULT_CHUNK, out: OutOpt = None, fmt: FormatOpt = "parquet",
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
+    skill: SkillOpt = None,
 ) -> None:
     """Which rule value(s) hit a balance target: race candidates on common deals."""
     from simcli.analyses import tune
+    from simcli.analyses.skill_tune import tune_skill_plan
     output = _output(out, force)
     cands, analysis = tune.tune_plan(game, target, rule, variant, players, policy, seats, rotate, alpha)
-    execute(RunSpec(jobs=[c.job for c in cands], games=games, seed=DEFAULT_SEED if seed is None else seed,
+    jobs, analysis = tune_skill_plan(cands, analysis, skill, policy, seats)
+    execute(RunSpec(jobs=jobs, games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
                     rotate=rotate, progress=show_progress(no_progress), fmt=fmt, html=html,
                     output=output, echo=typer.echo), analysis)

@@ -243,8 +243,12 @@ class ChunkTally:
 
 
 def chunk_tally(job: Job, seed: int, start: int, stop: int, rotate: bool = False,
-                buf: np.ndarray | None = None, per_game: "PerGameWriter | None" = None) -> ChunkTally:
+                buf: np.ndarray | None = None, per_game: "PerGameWriter | None" = None,
+                observe=None) -> ChunkTally:
     """Play games [start, stop) of ``job`` (every rotation when ``rotate``) and fold them.
+
+    ``observe(rows)``, when given, sees each played block of rows (once per rotation) before the
+    buffer is reused (``simcli/analyses/skill.py`` takes paired per-deal metrics from them).
 
     Each deal's per-seat win units are summed over its rotations before they are squared
     (``Accumulators.fold_deals``): the deal, not the game, is the independent unit.
@@ -253,6 +257,8 @@ def chunk_tally(job: Job, seed: int, start: int, stop: int, rotate: bool = False
         acc = accumulators_for(job)
         buf = play_chunk(job, seed, start, stop, buf)
         acc.fold(buf, bool(job.module.LOWER_IS_BETTER))
+        if observe is not None:
+            observe(buf)
         if per_game is not None:
             per_game.write(job, start, buf)
         return ChunkTally(acc, None, stop - start)
@@ -267,6 +273,8 @@ def chunk_tally(job: Job, seed: int, start: int, stop: int, rotate: bool = False
     for rj in jobs:
         buf = play_chunk(rj, seed, start, stop, buf)
         acc.fold(buf, lower, game_is_deal=False)
+        if observe is not None:
+            observe(buf)
         if arc_hits is not None:
             acc.arc_hits(buf, arc_hits)     # a deal's rotations add into its row
         if per_game is not None:
