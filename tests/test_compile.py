@@ -90,8 +90,10 @@ def test_fresh_cache_is_cold_compiled_is_warm_and_loaded_from_disk(tmp_path):
     first = _stage(cache, "compile")
     assert first["cold_before"] == ["forecasts-cubes/base/4p [random,random,random,random]"]
     assert first["folders"] and first["folders"][0].startswith(str(cache))
-    assert len(first["lines"]) == 2 and first["lines"][0].startswith("compiling the kernels of forecasts-cubes (once per machine")
-    assert str(cache) in first["lines"][0] and first["lines"][1].startswith("compiled in ")
+    # the announcement, one line per game as it finishes (progress), the total
+    assert len(first["lines"]) == 3 and first["lines"][0].startswith("compiling the kernels of forecasts-cubes (once per machine")
+    assert first["lines"][1].startswith("  compiled forecasts-cubes in ") and first["lines"][1].endswith("(1 of 1)")
+    assert str(cache) in first["lines"][0] and first["lines"][2].startswith("compiled in ")
     second = _stage(cache, "run")
     assert second["cold_before"] == [] and second["lines"] == [] and second["wall"] == 0.0
     assert second["hits"] == 1 and second["misses"] == 0, "the run loaded the build from the disk cache"

@@ -180,10 +180,8 @@ def compile_jobs(jobs, echo, force_message: bool = False) -> float:
     order = sorted(by_game, key=lambda g: -_cost(g) * len(by_game[g]))  # costliest first
     procs = min(_cores(), len(order))
     names = ", ".join(b.label() for b in builds_for(cold))
-    from simcli.report.fmt import fit
-    for line in fit(f"compiling the kernels of {names} (once per machine: Numba caches them in "
-                    f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ..."):
-        echo(line)
+    echo(f"compiling the kernels of {names} (once per machine: Numba caches them in "
+         f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ...")
     t0 = time.perf_counter()
     watch = CompileProgress(order, procs, folders, echo)
     if procs == 1:  # one game, or one core: compile here, no process to spawn
