@@ -387,8 +387,8 @@ GLOSSARY = (
      "last checkpoint changes the winner"),
     ("95% interval", "seat, policy and ladder win shares: Wilson score interval with effective n = "
                      "deals x p(1-p) / s^2, s^2 the variance of the per-deal shares (shared wins and "
-                     "rotations included); if every deal gave the same share p, the point [p, p]. Paired "
-                     "differences and ablate's restricted minus base: normal interval of the mean per-deal "
+                     "rotations included); if every deal gave the same share p, the point [p, p]. A difference "
+                     "between two policies on the same deals, and ablate's restricted minus base: normal interval of the mean per-deal "
                      "difference (rough for a handful of deals). Game arc leader_wins: a ratio estimator over "
                      "deals, Wilson with its effective n; where a leader always or never won, Wilson over the "
                      "games reaching the checkpoint (with rotation, the deals that do); no interval is drawn "
