@@ -177,8 +177,12 @@ def test_cli_errors_are_one_line_exit_2(tmp_path):
                               cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     r = run("run", "forecasts-bid", "--policy", f"tuned@{tmp_path / 'none.toml'}", "--games", "10")
     assert r.returncode == 2 and "not found" in r.stderr and "Traceback" not in r.stderr
-    r = run("run", "pgc", "--policy", "tuned", "--games", "10")
+    bad = tmp_path / "bad.toml"   # a knob pgc does not have (every game and count has a committed file now)
+    bad.write_text('game = "pgc"\nplayers = 4\n\n[knobs]\nno_such_knob = 1\n')
+    r = run("run", "pgc", "--players", "4", "--policy", f"tuned@{bad}", "--games", "10",
+            "--out", str(tmp_path / "never"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "never").exists()
     r = run("train", "forecasts-bid", "--exploits", "no-such", "--out", str(tmp_path / "x.toml"))
     assert r.returncode == 2 and "unknown restriction 'no-such'" in r.stderr
     assert not (tmp_path / "x.toml").exists()
