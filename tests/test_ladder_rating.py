@@ -37,8 +37,11 @@ def test_unbeaten_rung_is_infinite():
     assert r.filter(pl.col("rung") == "random")["rating"][0] == -math.inf
 
 
-def test_tuned_rung_only_with_a_trained_file():
+def test_tuned_rung_only_with_a_trained_file(monkeypatch, tmp_path):
     names = ladder.rungs("forecasts-cubes", [4], "heuristic", "base", 3)
     assert names == ["random", "heuristic", "tuned", "mc:4:heuristic"]
-    # pgc has a tuned policy but (so far) no trained file: no tuned rung
+    # a game with a tuned policy but no trained file for that player count: no tuned rung
+    from simcli.config import tuned
+    monkeypatch.setattr(tuned, "default_file", lambda game, variant, players: tmp_path / "missing.toml")
     assert "tuned" not in ladder.rungs("pgc", [4], "heuristic", None, 4)
+    assert "tuned" not in ladder.rungs("forecasts-cubes", [4], "heuristic", "base", 3, tuned=False)
