@@ -207,6 +207,13 @@ class ScratchFolder(_Staged):
         self.abandon()
 
 
+def _refuse_long_names(p: Path, opt: str) -> None:
+    """One line for a path with a name longer than file systems allow (folders and files alike)."""
+    if any(len(os.fsencode(part)) > NAME_MAX for part in p.parts):
+        raise SimError(f"{opt} {p}: a name in it is longer than file systems allow "
+                       f"({NAME_MAX} bytes); choose a shorter name")
+
+
 class OutputFolder(_Staged):
     """A result folder written under the output contract.
 
@@ -233,9 +240,7 @@ class OutputFolder(_Staged):
     def validate(self) -> "OutputFolder":
         """Refuse an unusable destination before anything runs. Creates nothing."""
         p, opt = self.path, self.option
-        if any(len(os.fsencode(part)) > NAME_MAX for part in p.parts):
-            raise SimError(f"{opt} {p}: a name in it is longer than file systems allow "
-                           f"({NAME_MAX} bytes); choose a shorter name")
+        _refuse_long_names(p, opt)
         real = _real(p, opt)
         _refuse_protected(p, real, opt, self.inputs)
         exists, is_dir, _ = _probe(real, opt)
@@ -355,9 +360,7 @@ class OutputFile(_Staged):
 
     def validate(self) -> "OutputFile":
         p, opt = self.path, self.option
-        if any(len(os.fsencode(part)) > NAME_MAX for part in p.parts):
-            raise SimError(f"{opt} {p}: a name in it is longer than file systems allow "
-                           f"({NAME_MAX} bytes); choose a shorter name")
+        _refuse_long_names(p, opt)
         real = _real(p, opt)
         exists, is_dir, _ = _probe(real, opt)
         if is_dir:
