@@ -190,7 +190,10 @@ def test_write_error_type_is_distinct_from_bad_input():
 @pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_run_stops_quickly_and_leaves_nothing(tmp_path, signum, code):
     out = tmp_path / "x"
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    # a command stopped before it has run SIMCLI_JOURNAL_KEEP_S seconds keeps no journal
+    # (tests/test_resume.py covers the journal an interrupt keeps)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]),
+               SIMCLI_JOURNAL_KEEP_S="1000")
     proc = subprocess.Popen(
         [sys.executable, "-m", "simcli.cli", "run", "forecasts-cubes", "--games", "300000000",
          "--per-game", "--no-progress", "--threads", "1", "--chunk", "20000", "--out", str(out)],
@@ -198,7 +201,7 @@ def test_an_interrupted_run_stops_quickly_and_leaves_nothing(tmp_path, signum, c
     # wait until the per-game stream has staged a part, so the run is really under way
     deadline = time.time() + 240
     while time.time() < deadline and proc.poll() is None:
-        if any(tmp_path.glob(".x.partial-*/.pergame-*/part-*")):
+        if any(tmp_path.glob(".x.journal/per_game-*/part-*")):
             break
         time.sleep(0.2)
     assert proc.poll() is None, proc.communicate()

@@ -36,7 +36,7 @@ from kernels import layout
 from kernels.spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
 from simcli.config import jobs as cfg
 from simcli.config import tuned
-from simcli.errors import SimError
+from simcli.errors import SimError, WriteError
 
 GEN_STRIDE = 1_000_000      # game indices per generation (stage A from 0, stage B from STAGE_B)
 STAGE_B = 500_000
@@ -214,12 +214,28 @@ class Trainer:
         self.history.append({"generation": gen, "fitness": best[0], "pool_share": best[1],
                              "gains": best[2], "knobs": dict(best_vals)})
 
-    def run(self) -> dict:
+    def snapshot(self) -> dict:
+        """Everything the next generation depends on (what the journal keeps)."""
+        return {"rng": self.rng.bit_generator.state, "incumbent": dict(self.incumbent),
+                "fitness": self.fitness, "history": list(self.history)}
+
+    def restore(self, snap: dict) -> None:
+        self.rng.bit_generator.state = snap["rng"]
+        self.incumbent, self.fitness = dict(snap["incumbent"]), snap["fitness"]
+        self.history = list(snap["history"])
+
+    def run(self, journal=None) -> dict:
+        """Every generation; with a ``journal`` the finished ones are restored from it (each
+        generation is a pure function of the state the one before left)."""
         from tqdm import tqdm
         bar = tqdm(total=self.s.generations, desc=f"train {self.s.game} {self.s.players}p",
                    disable=not self.progress, file=sys.stderr, unit="gen")
         for gen in range(self.s.generations):
-            self.generation(gen)
+            if journal is None:
+                self.generation(gen)
+            else:
+                self.restore(journal.call("train-generation", (gen,),
+                                          lambda: (self.generation(gen), self.snapshot())[1]))
             bar.set_postfix(fitness=f"{self.fitness:.4f}")
             bar.update(1)
         bar.close()
@@ -285,8 +301,20 @@ def summary_lines(t: Trainer) -> list[str]:
     return lines
 
 
+def train_journal(s: "Settings", output, target: str, resume: bool, force: bool):
+    """The journal of finished generations beside the parameter file (``simcli.engine.journal``)."""
+    from simcli.engine.journal import Journal, code_version, digest
+    fp = {"code": code_version(), "analysis": "train", "settings": digest(asdict(s))}
+    journal = Journal(output.target, fp, resume=resume, force=force, shown=target,
+                      unit="generations").open()
+    line = journal.resuming_line()
+    if line:
+        print(line, file=sys.stderr, flush=True)
+    return journal
+
+
 def train_command(s: "Settings", *, out: str | None, force: bool, threads: int | None, progress: bool,
-                  echo) -> Path:
+                  echo, resume: bool = False) -> Path:
     """`simcli train`: check everything, race, and write the parameter file (output contract)."""
     import sys
     import time
@@ -294,6 +322,7 @@ def train_command(s: "Settings", *, out: str | None, force: bool, threads: int |
     from simcli.config import tuned
     from simcli.engine import runner
     from simcli.engine.compile import ensure_compiled
+    from simcli.engine.runspec import keep_journal
     from simcli.report.output import OutputFile
     if not s.pool:
         raise SimError("--pool is empty; give opponents such as heuristic,incumbent")
@@ -302,14 +331,25 @@ def train_command(s: "Settings", *, out: str | None, force: bool, threads: int |
     target = out or str(default_out(s.game, s.variant, job.players))
     output = OutputFile(target, force=force).validate()
     trainer = Trainer(s, progress=progress)
+    journal = train_journal(s, output, target, resume, force)
     ensure_compiled([job], lambda line: print(line, file=sys.stderr, flush=True))
     runner.set_threads(threads)
     t0 = time.time()
-    trainer.run()
+    try:
+        trainer.run(journal)
+        shown = target if out else f"configs/{tuned.TUNED_DIR}/{Path(target).name}"   # the default, as typed
+        prov = provenance(s, trainer.arena, trainer.fitness, shown)
+        output.write_text(tuned.render(s.game, job.players, job.variant, trainer.incumbent,
+                                       trainer.arena.knobs, prov))
+    except (SimError, WriteError) as e:
+        if not keep_journal(journal, echo=False):
+            raise
+        raise type(e)(f"{e}; {journal.kept_line()}") from None  # still one line
+    except BaseException:
+        keep_journal(journal)
+        raise
+    journal.close(keep=False)
     wall = time.time() - t0
-    shown = target if out else f"configs/{tuned.TUNED_DIR}/{Path(target).name}"   # the default, as typed
-    prov = provenance(s, trainer.arena, trainer.fitness, shown)
-    output.write_text(tuned.render(s.game, job.players, job.variant, trainer.incumbent, trainer.arena.knobs, prov))
     echo(f"trained {s.game} {job.players}p ({job.variant}) in {wall:.1f} s:")
     for line in summary_lines(trainer):
         echo(line)

@@ -73,6 +73,7 @@ WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="wit
 HtmlOpt = Annotated[bool, typer.Option("--html", help="also write report.html (self-contained, with plots)")]
 WideOpt = Annotated[bool, typer.Option("--wide", help="print tables in one block with every column and full cells (default: fit the terminal, or 100 columns)")]
 ThresholdOpt = Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="findings: the smallest win-share effect flagged in the verdict (significant smaller effects stay in the findings table)")]
+ResumeOpt = Annotated[bool, typer.Option("--resume", help="continue an interrupted run from its journal (the same options and --out); finished work is not replayed, the result is identical")]
 SkillOpt = Annotated[Optional[str], typer.Option("--skill", help="levels, weakest first, e.g. heuristic,tuned,mc:16: the same deals at each level, every seat at that level (a skill column, skill_levels and skill_verdicts tables)")]
 
 
@@ -91,7 +92,7 @@ def run_cmd(
     birthday: Annotated[Optional[str], typer.Option("--birthday", help="daily-weather: a birthday holiday, MM-DD")] = None,
     cards: Annotated[Optional[Path], typer.Option("--cards", help="daily-weather: card data file (default: the shipped stand-in set)")] = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
-    threshold: ThresholdOpt = 0.02, skill: SkillOpt = None,
+    threshold: ThresholdOpt = 0.02, skill: SkillOpt = None, resume: ResumeOpt = False,
 ) -> None:
     """Simulate games and report balance statistics (no GAME: the default suite; no --policy or
     --seats: the game's designed play)."""
@@ -105,7 +106,7 @@ def run_cmd(
                     backend=Backend(backend, scheduler, workers), rotate=rotate, until_ci=until_ci,
                     progress=show_progress(no_progress), per_game=per_game, fmt=fmt, html=html,
                     output=_output(out, force, cards), extra_meta=extra, echo=typer.echo,
-                    wide=wide, threshold=threshold), analysis)
+                    wide=wide, threshold=threshold, resume=resume), analysis)
 
 
 @app.command("sweep")
@@ -117,6 +118,7 @@ def sweep_cmd(
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
     wide: WideOpt = False, threshold: ThresholdOpt = 0.02, skill: SkillOpt = None,
+    resume: ResumeOpt = False,
 ) -> None:
     """Play a grid of games x variants x player counts x seat policies x rule values."""
     from simcli.analyses.skill import with_skill
@@ -132,7 +134,7 @@ def sweep_cmd(
                     backend=Backend(backend, scheduler, workers), rotate=rotate or settings["rotate"],
                     until_ci=until_ci, progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
                     extra_meta={"axes": axes + (["skill"] if skill else []), "sweep_file": str(file)},
-                    echo=typer.echo, wide=wide, threshold=threshold), analysis)
+                    echo=typer.echo, wide=wide, threshold=threshold, resume=resume), analysis)
 
 
 @app.command("ablate")
@@ -147,7 +149,7 @@ def ablate_cmd(
     date: Annotated[Optional[str], typer.Option("--date", help="daily-weather: the date, YYYY-MM-DD (default 1 January this year)")] = None,
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
-    threshold: ThresholdOpt = 0.02, skill: SkillOpt = None,
+    threshold: ThresholdOpt = 0.02, skill: SkillOpt = None, resume: ResumeOpt = False,
 ) -> None:
     """What each option is worth: one restricted seat vs the base policy on the same deals.
 
@@ -166,7 +168,7 @@ def ablate_cmd(
     execute(RunSpec(jobs=jobs, games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
                     progress=show_progress(no_progress), fmt=fmt, html=html, output=output,
-                    echo=typer.echo, wide=wide, threshold=threshold), analysis)
+                    echo=typer.echo, wide=wide, threshold=threshold, resume=resume), analysis)
 
 
 @app.command("report")
@@ -222,7 +224,7 @@ def ladder_cmd(
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
-    threshold: ThresholdOpt = 0.02,
+    threshold: ThresholdOpt = 0.02, resume: ResumeOpt = False,
 ) -> None:
     """Skill ladder: random, heuristic, tuned and mc at doubling budgets, each against the rung below; rated."""
     from simcli.report import export
@@ -234,7 +236,7 @@ def ladder_cmd(
     execute(RunSpec(jobs=[j for _, _, j in pairs], games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, backend=Backend(backend, scheduler, workers), rotate=True,
                     progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo, wide=wide,
-                    threshold=threshold), ladder.LadderAnalysis(pairs, budgets, rollout))
+                    threshold=threshold, resume=resume), ladder.LadderAnalysis(pairs, budgets, rollout))
 
 
 @app.command("tune")
@@ -250,7 +252,7 @@ def tune_cmd(
     threads: ThreadsOpt = None, chunk: ChunkOpt = DEFAULT_CHUNK, out: OutOpt = None, fmt: FormatOpt = "parquet",
     html: HtmlOpt = False, backend: BackendOpt = "local", scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None, no_progress: NoProgressOpt = False, force: ForceOpt = False,
-    skill: SkillOpt = None,
+    skill: SkillOpt = None, resume: ResumeOpt = False,
 ) -> None:
     """Which rule value(s) hit a balance target: race candidates on common deals."""
     from simcli.analyses import tune
@@ -261,7 +263,7 @@ def tune_cmd(
     execute(RunSpec(jobs=jobs, games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, chunk=chunk, backend=Backend(backend, scheduler, workers),
                     rotate=rotate, progress=show_progress(no_progress), fmt=fmt, html=html,
-                    output=output, echo=typer.echo), analysis)
+                    output=output, echo=typer.echo, resume=resume), analysis)
 
 
 MAX_TRACE_GAMES = 100_000
@@ -349,13 +351,14 @@ def train_cmd(
     force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores; results do not depend on it)")] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="no progress bar")] = False,
+    resume: ResumeOpt = False,
 ) -> None:
     """Search a game's tuned knobs by racing on common, seat-rotated deals; write the parameter file."""
     from simcli.analyses import train as tr
     s = tr.Settings(game, players or 0, variant, seed, generations, candidates, games, finalists,
                     final_games, tr._split(pool) or [], tr._split(exploits), exploit_weight, start)
     tr.train_command(s, out=out, force=force, threads=threads, progress=show_progress(no_progress),
-                     echo=typer.echo)
+                     echo=typer.echo, resume=resume)
 
 
 def _one_line(e) -> str:

@@ -331,7 +331,7 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
                 progress: bool = True, first_game: int = 0, rotate: bool = False,
                 until_ci: float | None = None, numba_threads: int | None = None,
                 check: bool = True, window: int | None = None,
-                on_merge: Callable[[int, int], None] | None = None) -> list:
+                on_merge: Callable[[int, int], None] | None = None, journal=None) -> list:
     """Play ``games`` games of each job (indices first_game ..) on ``client``'s cluster.
 
     Same arguments and same ``runner.Result`` objects as ``runner.run_jobs`` (per-game rows
@@ -341,6 +341,7 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
     """
     from tqdm import tqdm
     from simcli.engine.executor import DaskExecutor
+    from simcli.engine.journal import JournaledExecutor
     if check:
         check_workers(client, jobs)
     reps = [(job.players if rotate else 1) for job in jobs]
@@ -359,12 +360,15 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
                 yield (jobs[j], seed, start, stop, rotate)
 
     ex = DaskExecutor(client, numba_threads, window)
+    chunks = ex.map(tally_chunk, tasks(), key=_chunk_key) if journal is None else \
+        JournaledExecutor(ex, journal).map(tally_chunk, tasks(), key=_chunk_key, name=runner.CHUNK_TASK,
+                                           store=lambda r: r["tally"], load=_from_journal)
     bar = tqdm(total=sum(games * r for r in reps), unit="game", unit_scale=True, disable=not progress,
                file=sys.stderr, dynamic_ncols=True, leave=False,
                desc=f"dask: {len(jobs)} job{'s' * (len(jobs) != 1)}")
     t0, merged = time.perf_counter(), 0
     try:
-        for n, res in enumerate(ex.map(tally_chunk, tasks(), key=_chunk_key)):
+        for n, res in enumerate(chunks):
             j, i = keys[n]
             run = runs[j]
             if run.stopped:
@@ -384,6 +388,13 @@ def run_jobs_on(client, jobs: list[Job], games: int, seed: int, chunk: int = run
     finally:
         bar.close()
     return [run.result(len(plans[j])) for j, run in enumerate(runs)]
+
+
+def _from_journal(ct, args: tuple) -> dict:
+    """A chunk answered from the journal, in ``tally_chunk``'s shape."""
+    _, _, start, stop, _ = args
+    return {"start": start, "stop": stop, "games": ct.games, "tally": ct, "seconds": 0.0,
+            "worker": "journal"}
 
 
 def _chunk_key(n: int, args: tuple) -> str:

@@ -3,8 +3,9 @@
 The command runs in a worker thread while the main thread waits on it in short slices, so a
 signal is handled at once even while a Numba kernel (which releases the GIL but does not return
 to Python for the length of a chunk) is busy. On a signal the main thread removes every staged
-output (``simcli.report.output.abandon_all``), closes anything registered with ``on_interrupt`` (a Dask
-cluster this command started), prints one line and exits 130 (SIGINT) or 143 (SIGTERM) without
+output (``simcli.report.output.abandon_all``), keeps the finished work of every journal
+(``simcli.engine.journal``; the line then says how much and how to resume), closes anything
+registered with ``on_interrupt`` (a Dask cluster this command started), prints one line and exits 130 (SIGINT) or 143 (SIGTERM) without
 waiting for the kernel to return.
 """
 from __future__ import annotations
@@ -36,6 +37,13 @@ def _quietly(fn) -> None:
         fn()
     except Exception:
         pass
+
+
+def _quietly_lines(fn) -> list[str]:
+    try:
+        return fn()
+    except Exception:
+        return []
 
 
 class _Stop(Exception):
@@ -86,8 +94,12 @@ def _stop_now(signum) -> None:
         t.start()
         t.join(CLEANUP_TIMEOUT_S)
     abandon_all()  # again: scratch a closing cluster wrote meanwhile
+    from simcli.engine.journal import interrupted_lines
+    kept = [] if done else _quietly_lines(interrupted_lines)
     if done:
         msg = f"interrupted after the result was complete: {', '.join(map(str, done))}"
+    elif kept:
+        msg = "\n".join(kept)
     else:
         msg = "interrupted: nothing written"
     try:

@@ -190,15 +190,34 @@ def set_threads(threads: int | None) -> int:
 class PerGameWriter:
     """Streams one job's per-game rows to ``path`` (Parquet or CSV), one part per chunk.
 
-    Parts go to a hidden temporary folder beside ``path``; ``close`` streams them into the
-    final file (``sink_*``, so memory stays bounded) and renames it into place atomically.
+    Parts go to a hidden temporary folder beside ``path`` (or to ``parts``, a folder in the
+    run's journal, so that a resumed run keeps the parts of its finished chunks: ``adopt``);
+    ``close`` streams them into the final file (``sink_*``, so memory stays bounded) and
+    renames it into place atomically.
     """
 
-    def __init__(self, path: Path, fmt: str):
+    def __init__(self, path: Path, fmt: str, parts: Path | None = None):
         self.path, self.fmt = path, fmt
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.tmpdir = Path(tempfile.mkdtemp(prefix=".pergame-", dir=path.parent))
+        self._own = parts is None  # parts in a journal stay until the journal is removed
+        if parts is None:
+            self.tmpdir = Path(tempfile.mkdtemp(prefix=".pergame-", dir=path.parent))
+        else:
+            parts.mkdir(parents=True, exist_ok=True)
+            self.tmpdir = parts
         self.parts: list[Path] = []
+
+    def _next_part(self) -> Path:
+        return self.tmpdir / f"part-{len(self.parts):06d}.parquet"
+
+    def adopt(self) -> None:
+        """A chunk answered from the journal: its part was written before the chunk was kept."""
+        part = self._next_part()
+        if not part.is_file():
+            from simcli.errors import SimError
+            raise SimError(f"--resume: the journal lacks the per-game part {part.name} of a "
+                           f"finished chunk (it is corrupt); rerun with --force to start again")
+        self.parts.append(part)
 
     def write(self, job: Job, start: int, rows: np.ndarray) -> None:
         import polars as pl
@@ -214,8 +233,10 @@ class PerGameWriter:
         frame["decisions"] = rows[:, row.decisions].copy()
         for i, c in enumerate(job.module.COUNTERS):
             frame[c.name] = rows[:, row.counter(i)].copy()
-        part = self.tmpdir / f"part-{len(self.parts):06d}.parquet"
-        pl.DataFrame(frame).write_parquet(part)
+        part = self._next_part()
+        tmp = part.with_name("." + part.name)
+        pl.DataFrame(frame).write_parquet(tmp)
+        os.replace(tmp, part)
         self.parts.append(part)
 
     def close(self) -> None:
@@ -231,7 +252,8 @@ class PerGameWriter:
         self.discard()
 
     def discard(self) -> None:
-        shutil.rmtree(self.tmpdir, ignore_errors=True)
+        if self._own:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
 @dataclass
@@ -326,17 +348,35 @@ def progress_chunk(job: Job, chunk: int, progress: bool) -> int:
     return min(chunk, SLOW_CHUNK) if _has_search(job) else chunk
 
 
+CHUNK_TASK = "chunk_tally"  # the journal's name of a chunk task, the same on every backend
+
+
+def journaled_chunk(journal, job: Job, seed: int, start: int, stop: int, rotate: bool, buf,
+                    writer: PerGameWriter | None) -> ChunkTally:
+    """``chunk_tally``, answered from the journal when it holds this chunk."""
+    def play():
+        return chunk_tally(job, seed, start, stop, rotate, buf, writer)
+    if journal is None:
+        return play()
+    replay = journal.has_next()
+    ct = journal.call(CHUNK_TASK, (job, seed, start, stop, rotate), play)
+    if replay and writer is not None:
+        writer.adopt()
+    return ct
+
+
 def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
              chunk: int = DEFAULT_CHUNK, progress: bool = True,
              per_game: list[PerGameWriter] | None = None, first_game: int = 0,
-             rotate: bool = False, until_ci: float | None = None) -> list[Result]:
+             rotate: bool = False, until_ci: float | None = None, journal=None) -> list[Result]:
     """Play ``games`` deals of each job (indices first_game ..), one progress bar over all.
 
     ``rotate`` replays each deal once per rotation of the seat policies. ``until_ci`` stops a
     job early once every win-share interval is narrower than it; the rule is evaluated only at
     checkpoints every ``UNTIL_CI_STEP`` deals (and at ``games``), so the deals played are the
     same for any chunk size or backend. ``per_game`` holds one writer per job. One result
-    buffer of at most ``chunk`` rows per job is reused for every chunk.
+    buffer of at most ``chunk`` rows per job is reused for every chunk. With a ``journal``
+    (``simcli.engine.journal``) finished chunks are answered from it and new ones recorded.
     """
     from tqdm import tqdm
     set_threads(threads)
@@ -355,9 +395,9 @@ def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
             plan = plan_chunks(first_game, games, c, UNTIL_CI_STEP if until_ci is not None else None)
             width = layout.out_width(job.seats.shape[0], len(job.module.COUNTERS))
             buf = np.zeros((min(c, games), width), dtype=np.int64)
+            writer = per_game[j] if per_game is not None else None
             for i, (start, stop) in enumerate(plan):
-                ct = chunk_tally(job, seed, start, stop, rotate, buf,
-                                 per_game[j] if per_game is not None else None)
+                ct = journaled_chunk(journal, job, seed, start, stop, rotate, buf, writer)
                 acc.merge(ct.acc)
                 if pt is not None:
                     pt.merge(ct.policy)

@@ -107,6 +107,7 @@ class RunSpec:
     echo: Callable = print
     wide: bool = False            # printed tables in one block, every column, no cut cells
     threshold: float = 0.02       # findings: the smallest win-share effect that is a headline
+    resume: bool = False          # continue from the journal of an interrupted run (same --out)
 
     def validate(self) -> "RunSpec":
         from simcli.report import export
@@ -192,6 +193,15 @@ class Analysis:
         """This analysis' own entries of meta.json (beside the shared ones)."""
         return {}
 
+    def settings(self) -> dict:
+        """What identifies this analysis' work beside the spec (a resumed run must match it):
+        by default its public attributes before it runs."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def total_games(self, spec: RunSpec) -> int | None:
+        """The deals this analysis plays, when its tasks are the runner's chunks (else None)."""
+        return sum(spec.games) if type(self).simulate is Analysis.simulate else None
+
 
 class PostAnalysis(Analysis):
     """A run whose printed summary, extra tables and files come from ``post(tables, results)``
@@ -227,11 +237,12 @@ def simulate(spec: RunSpec, ex, per_game=None):
             from simcli.engine.dask_backend import run_jobs_on
             res = run_jobs_on(ex.client, group, n, spec.seed, spec.chunk, spec.progress,
                               rotate=spec.rotate, until_ci=spec.until_ci, numba_threads=ex.numba_threads,
-                              check=False)
+                              check=False, journal=getattr(ex, "journal", None))
         else:
             writers = [per_game[i] for i in idx] if per_game is not None else None
             res = runner.run_jobs(group, n, spec.seed, spec.threads, spec.chunk, spec.progress, writers,
-                                  rotate=spec.rotate, until_ci=spec.until_ci)
+                                  rotate=spec.rotate, until_ci=spec.until_ci,
+                                  journal=getattr(ex, "journal", None))
         for i, r in zip(idx, res):
             results[i] = r
     return results
@@ -263,29 +274,82 @@ def run_meta(spec: RunSpec, analysis: Analysis, results, wall: float, threads: i
     }
 
 
-def compute(spec: RunSpec, analysis: Analysis | None = None, per_game=None):
+def fingerprint(spec: RunSpec, analysis: Analysis) -> dict:
+    """What a journal must match to be resumed: everything that decides the results."""
+    from simcli.engine.journal import code_version, digest
+    jobs = [(j.game, int(j.module.VERSION), j.variant, j.players, list(j.policies), j.rules,
+             j.params, j.seats) for j in spec.jobs]
+    return {"code": code_version(), "analysis": analysis.name, "settings": digest(analysis.settings()),
+            "jobs": digest(jobs), "games": spec.games, "seed": spec.seed, "chunk": spec.chunk,
+            "rotate": spec.rotate, "until_ci": spec.until_ci, "per_game": spec.per_game}
+
+
+def open_journal(spec: RunSpec, analysis: Analysis):
+    """The journal of a run that writes a folder (None for the Python API): loaded with
+    ``--resume``, else refused (or discarded with --force) if one is left from an interruption."""
+    from simcli.engine.journal import Journal
+    out = spec.output
+    if out is None:
+        return None
+    journal = Journal(out.target or out.path, fingerprint(spec, analysis), resume=spec.resume,
+                      force=out.force, option=out.option, shown=out.path,
+                      total_games=analysis.total_games(spec)).open()
+    line = journal.resuming_line()
+    if line:
+        print(line, file=sys.stderr, flush=True)
+    elif spec.resume:
+        print(f"--resume: no journal of {out.option} {out.path}; starting from the beginning",
+              file=sys.stderr, flush=True)
+    return journal
+
+
+def compute(spec: RunSpec, analysis: Analysis | None = None, per_game=None, journal=None):
     """Compile what is missing, simulate on the spec's backend and build the tables:
-    (results, tables, wall seconds, threads used)."""
+    (results, tables, wall seconds, threads used). With a ``journal``, finished tasks are
+    answered from it and new ones recorded (``simcli.engine.journal``)."""
+    from simcli.engine.journal import journaled
     analysis = analysis or Analysis()
     if spec.backend.name == "local":
         # cold builds compile first, concurrently, saying so (Dask workers compile their own)
         from simcli.engine.compile import ensure_compiled
         ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
     t0 = time.time()
+    if journal is not None:
+        journal.opened = time.monotonic()  # compiling is not work a journal keeps
     with spec.backend.executor(spec) as ex:
-        results = analysis.simulate(spec, ex, per_game)
+        results = analysis.simulate(spec, journaled(ex, journal), per_game)
         threads = ex.threads
+    if journal is not None:
+        journal.flush()  # everything played is kept if what follows fails
     return results, analysis.tables(spec, results), time.time() - t0, threads
 
 
 def execute(spec: RunSpec, analysis: Analysis | None = None):
     """Validate, simulate, print, and write the result folder under the output contract.
 
-    Returns (tables, final folder or None).
+    Finished work is journaled as it goes (``simcli.engine.journal``): if the command fails or is
+    interrupted, the journal stays and ``--resume`` continues it. Returns (tables, final folder
+    or None).
     """
-    from simcli.engine import runner
     analysis = analysis or Analysis()
     spec.validate()
+    journal = open_journal(spec, analysis)
+    try:
+        tables, final = _simulate_and_write(spec, analysis, journal)
+    except (SimError, WriteError) as e:
+        if not keep_journal(journal, echo=False):
+            raise
+        raise type(e)(f"{e}; {journal.kept_line()}") from None  # still one line
+    except BaseException:
+        keep_journal(journal)
+        raise
+    if journal is not None:
+        journal.close(keep=False)  # the result is complete: the journal has done its work
+    return tables, final
+
+
+def _simulate_and_write(spec: RunSpec, analysis: Analysis, journal):
+    from simcli.engine import runner
     from simcli.report.fmt import fit
     for line in analysis.header(spec):
         for part in fit(line):
@@ -299,9 +363,11 @@ def execute(spec: RunSpec, analysis: Analysis | None = None):
         staging = out.stage()
         names = ["per_game"] if len(spec.jobs) == 1 else [
             f"per_game-{i:03d}-{j.game}-{j.variant}-{j.players}p" for i, j in enumerate(spec.jobs)]
-        writers = [runner.PerGameWriter(staging / f"{n}.{spec.fmt}", spec.fmt) for n in names]
+        writers = [runner.PerGameWriter(staging / f"{n}.{spec.fmt}", spec.fmt,
+                                        parts=journal.folder / f"per_game-{i:03d}")
+                   for i, n in enumerate(names)]
     try:
-        results, tables, wall, threads = compute(spec, analysis, writers)
+        results, tables, wall, threads = compute(spec, analysis, writers, journal)
     except (OSError, _polars_error()) as e:
         if out is None or writers is None:
             raise
@@ -321,6 +387,15 @@ def execute(spec: RunSpec, analysis: Analysis | None = None):
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     spec.echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
     return tables, final
+
+
+def keep_journal(journal, echo: bool = True) -> bool:
+    """After a failure: keep the journal's finished work (``echo``: and say how to resume it)."""
+    if journal is not None and journal.close(keep=True):
+        if echo:
+            print(journal.kept_line(), file=sys.stderr, flush=True)
+        return True
+    return False
 
 
 def until_ci_lines(results, spec: RunSpec) -> list[str]:
