@@ -1,4 +1,4 @@
-"""Fast version of benchmarks/coverage.py on the toy game (exact truth): every 95% interval
+"""Fast version of benchmarks/interval_coverage.py on the toy game (exact truth): every 95% interval
 covers about 95% of the time, and the interval before issue #19 (Wilson, n = games) does not
 under --rotate, so this test can tell the two apart."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _coverage_module():
-    spec = importlib.util.spec_from_file_location("coverage_study", ROOT / "benchmarks" / "coverage.py")
+    spec = importlib.util.spec_from_file_location("coverage_study", ROOT / "benchmarks" / "interval_coverage.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

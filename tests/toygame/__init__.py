@@ -1,7 +1,7 @@
 """A test-only toy game whose win probabilities are known exactly (not a real game).
 
 It implements the parts of the kernel contract the runner and reports use, in plain numpy,
-so the statistics can be checked against exact truth (benchmarks/coverage.py, tests):
+so the statistics can be checked against exact truth (benchmarks/interval_coverage.py, tests):
 
 - each seat s gets a card c_s in 0..3 from its DEAL stream (a pure function of seed, game, s),
   so every rotation of a deal replays the same cards;

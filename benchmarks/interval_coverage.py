@@ -1,11 +1,11 @@
 """Coverage study (issue #19): do the reported 95% intervals hold 95%?
 
-    python benchmarks/coverage.py                    # everything (toy 1000 reps, real 400, check 40 pairs)
-    python benchmarks/coverage.py --only toy --reps 400
-    python benchmarks/coverage.py --only spread      # the issue's 80-seed SD/SE measurement
-    python benchmarks/coverage.py --only check --pairs 40
-    python benchmarks/coverage.py --only arc0        # arc intervals at rare points (1000 reps)
-    python benchmarks/coverage.py --only tune        # tune: tied best dropped over a race (2000 races)
+    python benchmarks/interval_coverage.py                    # everything (toy 1000 reps, real 400, check 40 pairs)
+    python benchmarks/interval_coverage.py --only toy --reps 400
+    python benchmarks/interval_coverage.py --only spread      # the issue's 80-seed SD/SE measurement
+    python benchmarks/interval_coverage.py --only check --pairs 40
+    python benchmarks/interval_coverage.py --only arc0        # arc intervals at rare points (1000 reps)
+    python benchmarks/interval_coverage.py --only tune        # tune: tied best dropped over a race (2000 races)
 
 * ``toy``: the test-only toy game (tests/toygame, exact win probabilities: a seat effect, a
   policy effect, ~20% shared wins). Each replication is one seed; every interval the project
