@@ -330,3 +330,51 @@ def test_a_run_cut_locally_resumes_on_a_dask_cluster_with_the_same_tables(tmp_pa
     _, err = p.communicate(timeout=600)
     assert p.returncode == 0 and "resuming" in err, err
     _same_tables(whole, cut)
+
+
+def _descendants(pid: int) -> list[int]:
+    kids: dict[int, list[int]] = {}
+    for st in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = st.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        kids.setdefault(int(fields[1]), []).append(int(st.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            out.append(k)
+            todo.append(k)
+    return out
+
+
+@pytest.mark.slow
+def test_losing_every_dask_worker_leaves_a_journal_that_resumes_locally(tmp_path):
+    """Every worker process of a local cluster is SIGKILLed mid-run; the stalled command is then
+    stopped with Ctrl-C, keeps what it merged, and a local resume gives the local tables."""
+    pytest.importorskip("distributed")
+    args = ["run", "forecasts-cubes", "--games", "400000", "--chunk", "4000", "--rotate"]
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    p = _cli(args + ["--threads", "1"], whole, resume=False)
+    assert p.communicate(timeout=600) and p.returncode == 0
+    proc = _cli(args + ["--backend", "dask", "--workers", "2"], cut, resume=False)
+    deadline = time.time() + 240
+    while proc.poll() is None and _records(cut) == 0 and time.time() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    workers = _descendants(proc.pid)
+    assert workers
+    for w in workers:
+        with __import__("contextlib").suppress(ProcessLookupError):
+            os.kill(w, signal.SIGKILL)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before its workers were killed")
+    assert proc.returncode in (1, 130), stderr
+    assert "games kept" in stderr and "--resume" in stderr, stderr
+    p = _cli(args + ["--threads", "1"], cut, resume=True)
+    _, err = p.communicate(timeout=600)
+    assert p.returncode == 0 and "resuming" in err, err
+    _same_tables(whole, cut)

@@ -347,8 +347,13 @@ class Journal:
             what = f"{self.kept_games:,} games kept"
         else:
             what = f"{self.n:,} {self.unit} kept"
-        return (f"{what} in {self.folder}; resume with --resume (the same options and "
+        return (f"{what} in {self.folder} ({_size(self.bytes)}); resume with --resume (the same options and "
                 f"{self.option} {self.shown}), or discard it with --force")
+
+    def describe(self) -> dict:
+        """meta.json's account of the journal: what was resumed, what was written."""
+        return {"resumed_tasks": len(self.done), "resumed_games": sum(games_of(r) for _, r in self.done),
+                "tasks": self.n, "records": self.records, "bytes": self.bytes}
 
     def resuming_line(self) -> str | None:
         """What a resumed run starts from (None: nothing was kept)."""
@@ -390,6 +395,10 @@ class Journal:
                     self.folder.rmdir()
                 self._created = False
         self.records, self.bytes, self.kept_games = 0, 0, 0
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} KB"
 
 
 def _values(key: str, old, new) -> str:

@@ -383,6 +383,8 @@ def _simulate_and_write(spec: RunSpec, analysis: Analysis, journal):
     if out is None:
         return tables, None
     meta = run_meta(spec, analysis, results, wall, threads)
+    if journal is not None:
+        meta["journal"] = journal.describe()
     final = write_result(out, tables, spec.fmt, meta, analysis.files(spec, tables), writers, spec.html)
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     spec.echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
