@@ -42,7 +42,7 @@ import numpy as np
 from simcli.errors import SimError, WriteError
 
 FORMAT = 1
-FLUSH_S = 1.0
+FLUSH_S = float(os.environ.get("SIMCLI_JOURNAL_FLUSH_S", "1"))  # at most one record this often
 # A run that fails or is interrupted keeps its journal only once it has run this long: before
 # that, rerunning costs no more than resuming, and a short command leaves nothing behind.
 KEEP_MIN_S = float(os.environ.get("SIMCLI_JOURNAL_KEEP_S", "10"))
