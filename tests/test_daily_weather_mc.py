@@ -140,13 +140,3 @@ def test_mc_policy_spec_and_counters():
     assert names[-4:] == ["mc_rollouts", "mc_rollout_plays", "restriction_forbidden", "restriction_yielded"]
     assert names.index("measure") == dw.C_MEASURE
 
-
-@pytest.mark.parametrize("spec,needle", [("mc:0", "outside 1..4096"), ("mc:5000", "outside 1..4096"),
-                                         ("mc:x", "not a whole number"),
-                                         ("mc:8:mc", "is not one of random, greedy"),
-                                         ("mc:8:solver", "is not one of random, greedy"),
-                                         ("mc:8:greedy:1", "at most 2 argument")])
-def test_bad_mc_arguments_are_refused(spec, needle):
-    from simcli.errors import SimError
-    with pytest.raises(SimError, match=needle):
-        cfg.resolve("daily-weather", policy=spec)

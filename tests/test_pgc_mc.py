@@ -9,32 +9,8 @@ from kernels import layout, pgc, rng
 from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
 from simcli.engine import runner
-from tests.helpers import paired_match
 
 RANK = pgc.RANK_OF_NUMBER
-
-
-def _paired(seats: str, deals: int, seed: int = 5, players: int = 4):
-    return paired_match("pgc", seats, deals, seed, players)
-
-
-def test_mc_beats_heuristic_on_paired_deals():
-    pt, d = _paired("mc:8:heuristic,heuristic,heuristic,heuristic", 60)
-    assert pt.names == ["mc:8:heuristic", "heuristic"]
-    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
-
-
-def test_mc_beats_heuristic_at_two_players():
-    # 2 players: both second hands (its own too) are hidden until picked up
-    pt, d = _paired("mc:8:heuristic,heuristic", 80, players=2)
-    assert pt.names == ["mc:8:heuristic", "heuristic"]
-    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
-
-
-def test_heuristic_beats_random_on_paired_deals():
-    pt, d = _paired("heuristic,random,random,random", 300)
-    assert pt.names == ["heuristic", "random"]
-    assert d["ci_low"] > 0 and d["p_value"] < 0.001, d
 
 
 # ---- no peeking: states equal in everything seat 0 observes, hidden cards different ------------
@@ -183,16 +159,6 @@ def test_mc_counters_come_last():
     # the search counters come last but for the restricted-play pair (issue #15)
     assert names[-4:] == ["mc_rollouts", "mc_rollout_plays", "restriction_forbidden", "restriction_yielded"]
     assert names.index("mc_rollouts") == pgc.C_MC_ROLLOUTS and names.index("mc_rollout_plays") == pgc.C_MC_PLAYS
-
-
-@pytest.mark.parametrize("spec,needle", [("mc:0", "outside 1..4096"), ("mc:5000", "outside 1..4096"),
-                                         ("mc:x", "not a whole number"),
-                                         ("mc:8:mc", "is not one of random, heuristic"),
-                                         ("mc:8:heuristic:1", "at most 2 argument")])
-def test_bad_mc_arguments_are_refused(spec, needle):
-    from simcli.errors import SimError
-    with pytest.raises(SimError, match=needle):
-        cfg.resolve("pgc", policy=spec)
 
 
 def test_mc_policy_label_and_seat_row():
