@@ -167,6 +167,7 @@ class Journal:
         self._lock_fd: int | None = None
         self._mutex = threading.RLock()
         self._created = False
+        self._made: list[Path] = []     # folders above the journal it created (removed with it)
         self.opened = time.monotonic()
 
     # ---------------------------------------------------------------- opening and refusing
@@ -201,9 +202,20 @@ class Journal:
 
     def _lock(self) -> None:
         import fcntl
-        self.folder.mkdir(parents=False, exist_ok=True)
+        p, missing = self.folder.parent, []
+        while not p.exists() and p != p.parent:   # e.g. reports/ before the first run
+            missing.append(p)
+            p = p.parent
+        try:
+            for d in reversed(missing):
+                d.mkdir(exist_ok=True)
+                self._made.append(d)
+            self.folder.mkdir(parents=False, exist_ok=True)
+            fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise WriteError(f"cannot write {self.option} {self.shown}'s journal {self.folder}: "
+                             f"{e.strerror or e}") from None
         self._created = True
-        fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -394,6 +406,10 @@ class Journal:
                 with contextlib.suppress(OSError):
                     self.folder.rmdir()
                 self._created = False
+        for d in reversed(self._made):     # nearest first; a folder with a result in it stays
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        self._made = []
         self.records, self.bytes, self.kept_games = 0, 0, 0
 
 
