@@ -103,6 +103,8 @@ def _stop_now(signum) -> None:
     else:
         msg = "interrupted: nothing written"
     try:
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")  # below a progress bar, not on it
         sys.stderr.write(msg + "\n")
         sys.stderr.flush()
         sys.stdout.flush()
