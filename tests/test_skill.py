@@ -186,3 +186,35 @@ def test_skill_tables_do_not_depend_on_threads_or_chunk(tmp_path):
     assert a.exit_code == 0 and b.exit_code == 0, a.output + b.output
     for name in ("seats", "skill_levels", "skill_verdicts"):
         assert _read(tmp_path / "a", name).equals(_read(tmp_path / "b", name)), name
+
+
+def test_the_python_api_takes_skill_and_gives_the_cli_tables(tmp_path):
+    import simcli
+    r = invoke("run", "forecasts-cubes", "--players", "3", "--games", "400", "--skill", "random,heuristic",
+               "--out", tmp_path / "c", "--no-progress")
+    assert r.exit_code == 0, r.output
+    for skill in ("random,heuristic", ["random", "heuristic"]):
+        t = simcli.run("forecasts-cubes", players=3, games=400, skill=skill)
+        for name in ("seats", "skill_levels", "skill_verdicts"):
+            assert t[name].equals(_read(tmp_path / "c", name)), name
+    with pytest.raises(ValueError, match="skill must be a comma-separated string"):
+        simcli.run("forecasts-cubes", games=10, skill=3)
+    with pytest.raises(ValueError, match="not both"):
+        simcli.run("forecasts-cubes", games=10, skill="random,heuristic", policy="random")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [
+    ["run", "forecasts-cubes", "--players", "3", "--games", "500", "--skill", "random,heuristic"],
+    ["ablate", "forecasts-cubes", "--players", "3", "--games", "300", "--restrictions", "hot-only",
+     "--skill", "random,heuristic"],
+])
+def test_skill_tables_on_dask_equal_local(tmp_path, argv):
+    pytest.importorskip("distributed")
+    a = invoke(*argv, "--out", tmp_path / "local", "--no-progress")
+    b = invoke(*argv, "--backend", "dask", "--workers", "1", "--out", tmp_path / "dask", "--no-progress")
+    assert a.exit_code == 0 and b.exit_code == 0, a.output + b.output
+    for p in sorted((tmp_path / "local").glob("*.parquet")):
+        x, y = pl.read_parquet(p), pl.read_parquet(tmp_path / "dask" / p.name)
+        drop = [c for c in x.columns if c in ("wall_s", "games_per_s")]
+        assert x.drop(drop).equals(y.drop(drop)), p.name

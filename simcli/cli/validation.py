@@ -49,9 +49,9 @@ def _check_type(name: str, v) -> None:
         raise SimError(f"{name} must be a string, not {_kind(v)}")
     if name in _FLAG and not isinstance(v, bool):
         raise SimError(f"{name} must be True or False, not {_kind(v)}")
-    if name == "seats" and not (isinstance(v, str) or (isinstance(v, (list, tuple))
-                                                         and all(isinstance(x, str) for x in v))):
-        raise SimError(f"seats must be a comma-separated string or a list of policy names, not {_kind(v)}")
+    if name in ("seats", "skill") and not (isinstance(v, str) or (isinstance(v, (list, tuple))
+                                                                   and all(isinstance(x, str) for x in v))):
+        raise SimError(f"{name} must be a comma-separated string or a list of policy names, not {_kind(v)}")
     if name == "cards" and not isinstance(v, (str, os.PathLike)):
         raise SimError(f"cards must be a file path (str or Path), not {_kind(v)}")
     if name == "rules" and not (isinstance(v, dict) and all(isinstance(k, str) for k in v)):
