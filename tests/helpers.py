@@ -59,6 +59,18 @@ def invoke(*args) -> CliResult:
     return CliResult(code, out.getvalue(), err.getvalue(), both.getvalue(), exc)
 
 
+def rule_params(mod, **rules):
+    """Game module ``mod``'s rule vector: every rule's default, with ``rules`` by name (values as a
+    config or the command line writes them). An unknown name is an error, not a silent default."""
+    import numpy as np
+    unknown = set(rules) - {r.name for r in mod.RULES}
+    assert not unknown, f"{mod.__name__} has no rule(s) {sorted(unknown)}"
+    p = np.zeros(len(mod.RULES), dtype=np.int64)
+    for r in mod.RULES:
+        p[r.index] = r.encode(rules.get(r.name, r.default))
+    return p
+
+
 def paired_match(game: str, seats: str, deals: int, seed: int = 5, players: int | None = None):
     """(policy tally, paired difference of the first two policies) on seat-rotated deals."""
     (res,) = runner.run_jobs([cfg.resolve(game, players=players, seats=seats)], deals, seed,

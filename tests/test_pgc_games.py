@@ -8,7 +8,7 @@ import pytest
 
 from kernels import layout, pgc, rng
 from tests.reference import pgc_ref
-from tests.helpers import without_arc
+from tests.helpers import without_arc, rule_params
 
 VARIANTS = {                                    # configs/pgc.toml, restated
     "base": ([4, 2, 3, 5, 6], {}),
@@ -23,10 +23,7 @@ ODD_RULES = {"pass_locks_out": False, "run_order": "high", "eight_rule": "none",
 
 
 def params(**rules):
-    p = np.zeros(len(pgc.RULES), dtype=np.int64)
-    for r in pgc.RULES:
-        p[r.index] = r.encode(rules.get(r.name, r.default))
-    return p
+    return rule_params(pgc, **rules)
 
 
 def seats_of(policies):

@@ -9,16 +9,14 @@ from kernels import layout, pgc, rng
 from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
 from simcli.engine import runner
+from tests.helpers import rule_params
 
 RANK = pgc.RANK_OF_NUMBER
 
 
 # ---- no peeking: states equal in everything seat 0 observes, hidden cards different ------------
 def _params(**rules):
-    p = np.zeros(len(pgc.RULES), dtype=np.int64)
-    for r in pgc.RULES:
-        p[r.index] = r.encode(rules.get(r.name, r.default))
-    return p
+    return rule_params(pgc, **rules)
 
 
 def _state(P, mine, played, central, sizes, hidden_perm, reserve_size=0):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from kernels import layout, pgc
+from tests.helpers import rule_params
 
 RANK = pgc.RANK_OF_NUMBER
 KIND = {"single": pgc.K_SINGLE, "set": pgc.K_SET, "run": pgc.K_RUN}
@@ -11,10 +12,7 @@ TYPE = {"lead": pgc.A_LEAD, "overwrite": pgc.A_OVERWRITE, "add": pgc.A_ADD}
 
 
 def params(**rules):
-    p = np.zeros(len(pgc.RULES), dtype=np.int64)
-    for r in pgc.RULES:
-        p[r.index] = r.encode(rules.get(r.name, r.default))
-    return p
+    return rule_params(pgc, **rules)
 
 
 def kind_of(numbers):

@@ -12,13 +12,14 @@ import pytest
 from kernels import layout, rng
 from kernels import sudden_skies as ss
 from kernels.cards import mask_cards, mask_of, parse_card
+from tests.helpers import rule_params
 from tests.reference import prng
 
 R, H = ss.P_RANDOM, ss.P_HEURISTIC
 
 
 def params(**rules) -> np.ndarray:
-    return np.array([r.encode(rules.get(r.name, r.default)) for r in ss.RULES], dtype=np.int64)
+    return rule_params(ss, **rules)
 
 
 def cards(*names) -> list[int]:

@@ -23,6 +23,7 @@ from kernels import sudden_skies as ss
 from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
 from simcli.engine import runner
+from tests.helpers import rule_params
 
 R, H, MC = ss.P_RANDOM, ss.P_HEURISTIC, ss.P_MC
 
@@ -68,7 +69,7 @@ def test_search_ends_games_at_the_turn_cap_less_often_than_the_drawer():
 
 # ---- what a seat knows ------------------------------------------------------------------------
 def _params(**rules) -> np.ndarray:
-    return np.array([r.encode(rules.get(r.name, r.default)) for r in ss.RULES], dtype=np.int64)
+    return rule_params(ss, **rules)
 
 
 def _table(pols, g, seed=3, budget=4, rollout=H, **rules):

@@ -15,7 +15,7 @@ import pytest
 from kernels import layout
 from kernels import sudden_skies as ss
 from tests.reference import sudden_skies_ref as ref
-from tests.helpers import without_arc
+from tests.helpers import without_arc, rule_params
 
 R, H = "random", "heuristic"
 
@@ -45,7 +45,7 @@ SEEN = Counter()
 
 
 def _params(rules: dict) -> np.ndarray:
-    return np.array([r.encode(rules.get(r.name, r.default)) for r in ss.RULES], dtype=np.int64)
+    return rule_params(ss, **rules)
 
 
 @pytest.mark.parametrize("players,pols,rules,seed,games", CASES)
