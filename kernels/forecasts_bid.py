@@ -32,8 +32,9 @@ from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
+from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
 GAME_ID = "forecasts-bid"
 VERSION = 2
@@ -1926,10 +1927,8 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             # the knob row of its rollout policy (tuned: its row's knob columns)
             pol = seats[s, 0]
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
-            knobbed = pol == P_TUNED or (search is not None and pol == P_MC and seats[s, 2] == P_TUNED)
-            if knobbed and seats.shape[1] >= SEAT_KNOBS + NK:    # narrow rows: the defaults
-                for k in range(NK):
-                    st[S_KNOB + NK * s + k] = seats[s, SEAT_KNOBS + k]
+            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC if search is not None else -1,
+                          st, S_KNOB + NK * s)
             if search is not None and seats[s, 0] == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]

@@ -30,9 +30,10 @@ from .cards import (
     HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
+from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .rng import _S32
-from .spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
 GAME_ID = "forecasts-cubes"
 VERSION = 3  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code);
@@ -731,18 +732,6 @@ def _draw_ahead(keys, ctrs, nxt, s, n):
 
 
 @jit
-def seat_knobs(seats, s, kn):
-    """Seat s's knob row into ``kn[NK * s:]``, once per game: a tuned seat's (and an mc seat's
-    with tuned rollouts) from its row's knob columns, every other seat's (and a narrow row's)
-    the defaults, which are the heuristic."""
-    pol = seats[s, 0]
-    knobbed = pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED)
-    for k in range(NK):
-        kn[NK * s + k] = seats[s, SEAT_KNOBS + k] if knobbed and seats.shape[1] >= SEAT_KNOBS + NK \
-            else KNOB_DEFAULTS[k]
-
-
-@jit
 def new_state(P):
     return (np.zeros(2 * P + 1, dtype=np.uint64),   # keys: 0..P-1 seats, P deal, P+1+s search
             np.zeros(2 * P + 1, dtype=np.int64),    # ctrs
@@ -794,7 +783,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         correct[s] = 0
         adv_left[s] = 1 if advisory_on else 0
         used_adv[s] = 0
-        seat_knobs(seats, s, kn)
+        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC, kn, NK * s)
     mcstat[0] = 0
     mcstat[1] = 0
     decisions = 0

@@ -21,8 +21,9 @@ from .cards import (
     CLUBS, DIAMONDS, HEARTS, N_CARDS, N_RANKS, N_SUITS, SPADES, SUIT_MASK,
     card_name, lowest_bit, nth_bit, popcount,
 )
+from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, SEAT_WIDTH, Counter, Event, Knob,
+from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob,
                    Restriction, Rule)
 
 GAME_ID = "sudden-skies"
@@ -327,16 +328,9 @@ def new_state(params, seats):
 
 @jit
 def load_knobs(st, seats):
-    """Each seat's knob row (ST_KNOB): a ``tuned`` seat's knob columns (an ``mc`` seat's when its
-    rollouts play ``tuned``), else the defaults (the heuristic's; also for narrow seat arrays)."""
-    wide = seats.shape[1] >= SEAT_WIDTH
+    """Each seat's knob row (ST_KNOB; ``knobs.load_knob_row``), defaults past the seat rows."""
     for s in range(MAX_PLAYERS):
-        own = False
-        if s < seats.shape[0] and wide:
-            pol = seats[s, 0]
-            own = pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED)
-        for k in range(MAX_KNOBS):
-            st[ST_KNOB + s * MAX_KNOBS + k] = seats[s, SEAT_KNOBS + k] if own else KNOB_DEFAULTS[k]
+        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC, st, ST_KNOB + s * MAX_KNOBS)
 
 
 @jit(inline='always')
