@@ -27,7 +27,7 @@ from ._jit import jit, pjit
 #   seat's card draw has no branch on the number of legal cards, and in the tricks each seat's
 #   next random bits are computed one draw ahead (``nxt``).
 from .cards import (
-    HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
+    HEARTS, DIAMONDS, N_CARDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
 )
 from .knobs import load_knob_row
@@ -103,13 +103,17 @@ HOT, NEUTRAL, COLD = 0, 1, 2
 F_HOT, F_COLD = 0, 1
 CUBES_START = (4, 1, 4)
 N_CUBES = 9
+# rulebook Setup: "Remove all Jacks, Queens, and Kings from the deck" (40 cards left), "Shuffle
+# the remaining cards and deal: 4 players: 10 cards each; 3 players: 13 cards each"
 HAND_SIZE = (0, 0, 0, 13, 10)           # by player count
+MAX_HAND = max(HAND_SIZE)
 DECK_MASK = np.int64(0)
 for _s in range(4):
     for _r in range(N_RANKS):
         if _r <= RANK_10 or _r == RANK_A:
             DECK_MASK |= np.int64(1) << np.int64(_s * N_RANKS + _r)
-DECK = np.array([c for c in range(52) if (int(DECK_MASK) >> c) & 1], dtype=np.int64)
+DECK = np.array([c for c in range(N_CARDS) if (int(DECK_MASK) >> c) & 1], dtype=np.int64)
+DECK_SIZE = len(DECK)                   # 40: A, 2..10 in four suits
 RED_MASK = SUIT_MASK[HEARTS] | SUIT_MASK[DIAMONDS]
 
 # ---- counters (index = column offset in the result row) -------------------------------------
@@ -738,7 +742,7 @@ def new_state(P):
             np.zeros(P, dtype=np.int64),            # voids: suits each seat has shown void in
             np.zeros(P, dtype=np.int64),            # round_played: cards each seat played
             np.zeros(2, dtype=np.int64),            # mcstat: rollouts, rollout card plays
-            np.zeros(13, dtype=np.int64),           # options
+            np.zeros(MAX_HAND, dtype=np.int64),     # options
             np.zeros(P, dtype=np.int64),            # hands
             np.zeros(P, dtype=np.int64),            # forecast
             np.zeros(P, dtype=np.int64),            # score
@@ -748,7 +752,7 @@ def new_state(P):
             np.zeros(P, dtype=np.int64),            # played
             np.zeros(3, dtype=np.int64),            # cubes
             DECK.copy(),                            # deck
-            np.zeros(40, dtype=np.int64),           # the deal's shuffle draws
+            np.zeros(DECK_SIZE, dtype=np.int64),    # the deal's shuffle draws
             np.zeros(P, dtype=np.uint64),           # nxt: each seat's next draw (top 32 bits)
             np.zeros(P, dtype=np.int64),            # tie-break keys
             np.zeros(NK * P, dtype=np.int64))       # knobs: each seat's knob row
@@ -769,7 +773,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     advisory_on = params[R_ADVISORY] != 0
     n_tricks = params[R_TRICKS]
     n_rounds = params[R_ROUNDS]
-    hand_size = 13 if P == 3 else 10
+    hand_size = HAND_SIZE[P]
     gkey = rng.game_key(seed, g)
     seat_key = rng.kind_key(gkey, rng.SEAT)
     deal_key = rng.kind_key(gkey, rng.DEAL)
@@ -803,9 +807,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         # deal: a pure function of (seed, game, round)
         keys[P] = rng.index_key(deal_key, rnd)
         ctrs[P] = 0
-        for i in range(40):
+        for i in range(DECK_SIZE):
             deck[i] = DECK[i]
-        rng.shuffle_batched(deck, 40, keys, ctrs, P, draws)
+        rng.shuffle_batched(deck, DECK_SIZE, keys, ctrs, P, draws)
         leader = rnd % P
         for s in range(P):
             h = np.int64(0)
