@@ -30,7 +30,7 @@ from . import arc, builds, layout, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
 )
 from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -648,19 +648,19 @@ def rival_flip(st):
 def rival_choose(first, second, led_suit):
     """The Rival follows with one of two flipped cards: (1) the higher card of the led suit;
     (2) else the higher Diamond; (3) else the higher card; equal ranks: the first flipped."""
-    f_led = first // N_RANKS == led_suit
-    s_led = second // N_RANKS == led_suit
+    f_led = suit_of(first) == led_suit
+    s_led = suit_of(second) == led_suit
     if f_led or s_led:
         if f_led and s_led:
             return first if first > second else second
         return first if f_led else second
-    f_tr = first // N_RANKS == DIAMONDS
-    s_tr = second // N_RANKS == DIAMONDS
+    f_tr = suit_of(first) == DIAMONDS
+    s_tr = suit_of(second) == DIAMONDS
     if f_tr or s_tr:
         if f_tr and s_tr:
             return first if first > second else second
         return first if f_tr else second
-    return first if first % N_RANKS >= second % N_RANKS else second
+    return first if rank_of(first) >= rank_of(second) else second
 
 
 # ---- Phase 5: Tricks ------------------------------------------------------------------------
@@ -670,7 +670,7 @@ def play_card(st, s, c):
     st[S_HAND + s] &= ~(ONE << c)
     st[S_PLAYED + s] = c
     if st[S_LED_SUIT] < 0:
-        st[S_LED_SUIT] = c // N_RANKS
+        st[S_LED_SUIT] = suit_of(c)
         st[S_BEST_SEAT] = s
     elif beats(c, st[S_PLAYED + st[S_BEST_SEAT]], st[S_LED_SUIT]):
         st[S_BEST_SEAT] = s
@@ -748,8 +748,8 @@ def outcome(st):
 @jit
 def strength(c):
     """Heuristic card order: any Diamond above any other card, then by rank; suit breaks ties."""
-    r = c % N_RANKS
-    su = c // N_RANKS
+    r = rank_of(c)
+    su = suit_of(c)
     return ((r + N_RANKS) if su == DIAMONDS else r) * 4 + su
 
 
@@ -891,7 +891,7 @@ def heuristic_card(st, s, legal):
     # the cards that beat the one holding the trick (a card of the led suit or a Diamond): a
     # higher card of its suit, and any Diamond when it is not one
     best = st[S_PLAYED + st[S_BEST_SEAT]]
-    bsu = best // N_RANKS
+    bsu = suit_of(best)
     winners = legal & SUIT_MASK[bsu] & ~((ONE << (best + 1)) - 1)
     if bsu != DIAMONDS:
         winners |= legal & SUIT_MASK[DIAMONDS]
@@ -1334,7 +1334,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             st[S_PLAYED + s] = c
             pile |= ONE << c
             if j == 0:
-                led = c // N_RANKS
+                led = suit_of(c)
                 best_seat = s
                 best_str = TRICK_STRENGTH[led * N_CARDS + c]
             else:
@@ -1500,7 +1500,7 @@ def note_play(st, s, c, j, led):
     who does not follow the led suit has none of it; a bought card it played is no longer in its
     hand."""
     if not is_rival(st, s):
-        if j > 0 and c // N_RANKS != led:
+        if j > 0 and suit_of(c) != led:
             st[S_VOID + s] |= ONE << led
         st[S_KNOWN + s] &= ~(ONE << c)
 

@@ -28,7 +28,7 @@ from ._jit import jit, pjit
 #   next random bits are computed one draw ahead (``nxt``).
 from .cards import (
     HEARTS, DIAMONDS, N_CARDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
 )
 from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -207,11 +207,11 @@ def legal_cards(hand, led_suit):
 @jit(inline='always')
 def trick_winner(cards, leader, players):
     """Seat that played the highest card of the led suit (``cards[seat]``)."""
-    led = cards[leader] // N_RANKS
+    led = suit_of(cards[leader])
     best = leader
     for s in range(players):
         c = cards[s]
-        if c // N_RANKS == led and c > cards[best]:
+        if suit_of(c) == led and c > cards[best]:
             best = s
     return best
 
@@ -269,7 +269,7 @@ def round_points(cubes, forecast):
 @jit
 def _strength(c):
     """Rank strength 1..10 in this deck: 2 = 1, ..., 10 = 9, A = 10."""
-    r = c % N_RANKS
+    r = rank_of(c)
     return 10 if r == RANK_A else r + 1
 
 
@@ -336,7 +336,7 @@ def _highest_rank(mask):
     while h:
         c = lowest_bit(h)
         h &= h - 1
-        if best < 0 or c % N_RANKS > best % N_RANKS:
+        if best < 0 or rank_of(c) > rank_of(best):
             best = c
     return best
 
@@ -349,7 +349,7 @@ def _lowest_rank(mask):
     while h:
         c = lowest_bit(h)
         h &= h - 1
-        if best < 0 or c % N_RANKS < best % N_RANKS:
+        if best < 0 or rank_of(c) < rank_of(best):
             best = c
     return best
 
@@ -901,16 +901,16 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                                            kn, NK * s, rnd)]
                 decisions += 1
                 if search is not None:  # what a search seat may know: shown voids, cards played this round
-                    if k > 0 and c // N_RANKS != led_suit:
+                    if k > 0 and suit_of(c) != led_suit:
                         voids[s] |= 1 << led_suit
                     round_played[s] |= np.int64(1) << c
                 hands[s] = h & ~(np.int64(1) << c)
                 if search is not None or rec:
                     played[s] = c
                 if k == 0:
-                    led_suit = c // N_RANKS
+                    led_suit = suit_of(c)
                     best_card = c
-                elif c > best_card and c // N_RANKS == led_suit:
+                elif c > best_card and suit_of(c) == led_suit:
                     best_card = c
                     w = s
                 if rec:
