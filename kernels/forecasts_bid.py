@@ -353,11 +353,10 @@ def add_reputation(rep, delta):
 @jit
 def legal_plays(hand, led_suit):
     """Follow the led suit if able; void (or leading, led_suit = -1): any card, Diamonds too."""
-    if led_suit >= 0:
-        follow = hand & SUIT_MASK[led_suit]
-        if follow:
-            return follow
-    return hand
+    if led_suit < 0:
+        return hand
+    follow = hand & SUIT_MASK[led_suit]
+    return follow | (hand & (np.int64(follow != 0) - 1))   # no branch on a void: hot in tricks
 
 
 @jit
@@ -1066,15 +1065,11 @@ def bid_phase(st, keys, ctrs, ev, ev_n, j0, search):
         if is_rival(st, s):
             b = np.int64(RIVAL_BID)
         else:
-            st[S_DECISIONS] += 1
             if search is not None and st[S_POLICY + s] == P_MC:
+                st[S_DECISIONS] += 1
                 b = mc_bid(st, keys, ctrs, s, j)
-            elif st[S_FORBID + s] & BID_RESTRICTIONS:
-                b = restricted_bid(st, keys, ctrs, s, H)
-            elif st[S_POLICY + s] == P_HEURISTIC:
-                b = seat_bid(st, s, H)
             else:
-                b = rng.below(keys, ctrs, s, H + 1)
+                b = bid_choice(st, keys, ctrs, s)   # counts the decision
             watch_bid(st, s, b, H)
             st[S_COUNT + C_BID + b] += 1
         apply_bid(st, s, b)
@@ -1257,13 +1252,10 @@ def seat_play(st, keys, ctrs, s):
     return select_card(legal, pick(st, keys, ctrs, s, popcount(legal)))
 
 
-# table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3
-_ts = np.zeros(4 * N_CARDS, dtype=np.int64)
-for _led in range(4):
-    for _c in range(N_CARDS):
-        _su = _c // N_RANKS
-        _ts[_led * N_CARDS + _c] = _c - _su * N_RANKS + N_RANKS * ((_su == _led) + 2 * (_su == DIAMONDS))
-TRICK_STRENGTH = _ts
+# table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3 (the one formula,
+# evaluated in Python at import: the trick phase looks strengths up instead of computing them)
+TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) for c in range(N_CARDS)],
+                          dtype=np.int64)
 
 
 @jit(inline='always')
@@ -1306,10 +1298,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             else:
                 decisions += 1
                 hand = st[S_HAND + s]
-                legal = hand
-                if j > 0:       # legal_plays without a branch: the led suit, or any card if void
-                    follow = hand & SUIT_MASK[led]
-                    legal = follow | (hand & (np.int64(follow != 0) - 1))
+                legal = legal_plays(hand, led)      # led = -1 for the trick's first card
                 if st[S_POLICY + s] == P_HEURISTIC:
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
