@@ -17,15 +17,12 @@ Encodings (all small ints):
 * the board is ``H`` x ``W`` cells; ``top[r * W + c]`` = id of the visible cell, -1 = empty.
   Per-kind row bit masks ``tm[type, r]`` (bit c = column c) drive every rule check.
 
-The card data is not in the contract's ``params`` slots, so the Python wrappers append it as a
-tail: ``params = [rules..., card tail]`` (``card_tail()``), built from
-``configs/daily-weather-cards.toml`` (a STAND-IN set) or any file given to ``use_cards()``.
+The card data is not in the contract's rule slots: a job's ``params`` carry it as a tail,
+``params = [rules..., card tail]`` (``card_tail``), packed by simcli/config/cards.py from
+``configs/daily-weather-cards.toml`` (a STAND-IN set) or the file given to ``--cards``. This
+module reads no file and keeps no card state.
 """
 from __future__ import annotations
-
-import os
-import tomllib
-from pathlib import Path
 
 import numpy as np
 from numba import prange
@@ -264,274 +261,30 @@ def format_card(c: int) -> str:
     return f"W{c // 2 + 1}{'ab'[c % 2]}"
 
 
-# ================================================================= card data (Python side)
-CARDS_FILE = Path(__file__).resolve().parent.parent / "configs" / "daily-weather-cards.toml"
-CARDS_ENV = "SIMCLI_DAILY_WEATHER_CARDS"   # a card data file to use instead (worker processes too)
-
-
-class CardDataError(ValueError):
-    pass
-
-
-def _cell(text, where):
-    parts = str(text).strip().split("/")
-    if len(parts) != 2:
-        raise CardDataError(f"{where}: {text!r} is not 'icon/background'")
-    icon, bg = parts[0].strip().lower(), parts[1].strip().lower()
-    if icon not in ICONS:
-        raise CardDataError(f"{where}: icon {icon!r} is not one of {'|'.join(ICONS)}")
-    if bg not in BACKGROUNDS:
-        raise CardDataError(f"{where}: background {bg!r} is not one of {'|'.join(BACKGROUNDS)}")
-    return ICONS.index(icon), BACKGROUNDS.index(bg)
-
-
-def _face(card, face, where):
-    cells = card.get(face)
-    if not isinstance(cells, list) or len(cells) != FACE_CELLS:
-        raise CardDataError(f"{where} face {face}: needs a list of {FACE_CELLS} cells")
-    return cells
-
-
-def _symbol(text, where, allow_arrow=False):
-    s = str(text).strip().lower()
-    if allow_arrow and s == "arrow":
-        return SYMBOL_ARROW
-    if s not in SYMBOLS:
-        raise CardDataError(f"{where}: symbol {text!r} is not one of {'|'.join(SYMBOLS)}"
-                            + ("|arrow" if allow_arrow else ""))
-    return SYMBOLS.index(s)
-
-
-def parse_cards(data: dict) -> dict:
-    """Validate card data (a parsed TOML table); errors name the card, face and cell."""
-    cells = np.zeros((N_CELL_IDS, CELL_FIELDS), dtype=np.int64)
-    weather = data.get("weather")
-    if not isinstance(weather, list) or len(weather) != N_WEATHER:
-        raise CardDataError(f"[[weather]]: need {N_WEATHER} Weather Cards")
-    for c, card in enumerate(weather):
-        name = card.get("name", f"#{c + 1}")
-        for f, face in enumerate("ab"):
-            for k, text in enumerate(_face(card, face, f"weather card {name}")):
-                icon, bg = _cell(text, f"weather card {name} face {face} cell {k + 1}")
-                cells[(c * 2 + f) * FACE_CELLS + k] = (icon, bg, KIND_WEATHER, -1)
-    month = data.get("month")
-    if not isinstance(month, dict):
-        raise CardDataError("[month]: missing")
-    seen = {}
-    for f, face in enumerate("ab"):
-        for k, text in enumerate(_face(month, face, "month card")):
-            where = f"month card face {face} cell {k + 1}"
-            parts = str(text).split(None, 1)
-            if len(parts) != 2 or parts[0].upper() not in MONTHS:
-                raise CardDataError(f"{where}: {text!r} is not 'MON icon/background'")
-            m = MONTHS.index(parts[0].upper()) + 1
-            if m in seen:
-                raise CardDataError(f"{where}: {parts[0]} already on {seen[m]}")
-            seen[m] = where
-            icon, bg = _cell(parts[1], where)
-            cells[MONTH_CELL0 + f * FACE_CELLS + k] = (icon, bg, KIND_MONTH, m)
-    if len(seen) != 12:
-        raise CardDataError("month card: every month must appear once")
-    dates = data.get("date")
-    if not isinstance(dates, list) or len(dates) != N_DATE_CARDS:
-        raise CardDataError(f"[[date]]: need {N_DATE_CARDS} Date Cards")
-    seen = {}
-    for c, card in enumerate(dates):
-        name = card.get("name", f"#{c + 1}")
-        for f, face in enumerate("ab"):
-            for k, text in enumerate(_face(card, face, f"date card {name}")):
-                where = f"date card {name} face {face} cell {k + 1}"
-                parts = str(text).split(None, 1)
-                if len(parts) != 2:
-                    raise CardDataError(f"{where}: {text!r} is not 'label icon/background'")
-                lab = parts[0].lower()
-                if lab in HOLIDAYS[1:]:
-                    label = HOLIDAY_LABEL0 + HOLIDAYS.index(lab)
-                elif lab.isdigit() and 1 <= int(lab) <= 31:
-                    label = int(lab)
-                else:
-                    raise CardDataError(f"{where}: label {parts[0]!r} is not 1..31 or a holiday")
-                if label in seen:
-                    raise CardDataError(f"{where}: {parts[0]} already on {seen[label]}")
-                seen[label] = where
-                icon, bg = _cell(parts[1], where)
-                cells[DATE_CELL0 + (c * 2 + f) * FACE_CELLS + k] = (icon, bg, KIND_DATE, label)
-    missing = [str(d) for d in range(1, 32) if d not in seen] + \
-        [h for i, h in enumerate(HOLIDAYS[1:], 1) if HOLIDAY_LABEL0 + i not in seen]
-    if missing:
-        raise CardDataError(f"date cards: missing {', '.join(missing)}")
-    weeks = data.get("week")
-    if not isinstance(weeks, list) or len(weeks) != N_WEEK_FACES:
-        raise CardDataError(f"[[week]]: need {N_WEEK_FACES} Week Card faces")
-    week = np.full((N_WEEK_FACES, WEEK_FIELDS), -1, dtype=np.int64)
-    covered = {}
-    for i, wk in enumerate(weeks):
-        where = f"week card {wk.get('card', '?')} face {wk.get('face', '?')}"
-        lo_hi = wk.get("dates")
-        if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and 1 <= lo_hi[0] <= lo_hi[1] <= 31):
-            raise CardDataError(f"{where}: dates must be [first, last] within 1..31")
-        for d in range(lo_hi[0], lo_hi[1] + 1):
-            if d in covered:
-                raise CardDataError(f"{where}: date {d} is also on {covered[d]}")
-            covered[d] = where
-        at = wk.get("date_card_at")
-        if not (isinstance(at, list) and len(at) == 2
-                and all(isinstance(v, int) and abs(v) <= MAX_DIAGRAM_OFFSET for v in at)):
-            raise CardDataError(f"{where}: date_card_at must be [row, col] with |value| <= "
-                                f"{MAX_DIAGRAM_OFFSET}")
-        if abs(at[0]) < FACE_ROWS and abs(at[1]) < FACE_COLS:
-            raise CardDataError(f"{where}: date_card_at {at} puts the Date Card on the Month Card")
-        syms = wk.get("symbols")
-        if not (isinstance(syms, list) and 1 <= len(syms) <= MAX_WEEK_SYMBOLS):
-            raise CardDataError(f"{where}: symbols must list 1..{MAX_WEEK_SYMBOLS} symbols")
-        week[i, WK_LO], week[i, WK_HI] = lo_hi
-        week[i, WK_DR], week[i, WK_DC] = at
-        week[i, WK_NSYM] = len(syms)
-        for j, s in enumerate(syms):
-            week[i, WK_SYM0 + j] = _symbol(s, f"{where} symbol {j + 1}")
-    if len(covered) != 31:
-        raise CardDataError("week cards: every date 1..31 must be in exactly one range")
-    min_slots = int(week[:, WK_NSYM].min())
-    days = data.get("day")
-    if not isinstance(days, list) or len(days) != N_DAY_FACES:
-        raise CardDataError(f"[[day]]: need {N_DAY_FACES} Day Card faces")
-    day = np.full((N_DAY_FACES, DAY_FIELDS), -1, dtype=np.int64)
-    serves = {}
-    for i, dy in enumerate(days):
-        where = f"day card {dy.get('card', '?')} face {dy.get('face', '?')}"
-        season = str(dy.get("season", "")).lower()
-        if season not in SEASONS:
-            raise CardDataError(f"{where}: season {season!r} is not one of {'|'.join(SEASONS)}")
-        day[i, DY_SEASON] = SEASONS.index(season)
-        wds = dy.get("weekdays")
-        if not isinstance(wds, list) or not wds:
-            raise CardDataError(f"{where}: weekdays must list days (mon..sun)")
-        arrows = dy.get("arrows")
-        for wd in wds:
-            wd = str(wd).lower()
-            if wd not in WEEKDAYS:
-                raise CardDataError(f"{where}: weekday {wd!r} is not one of {'|'.join(WEEKDAYS)}")
-            key = (season, wd)
-            if key in serves:
-                raise CardDataError(f"{where}: {season} {wd} is also on {serves[key]}")
-            serves[key] = where
-            if arrows is not None:
-                if not isinstance(arrows, dict) or wd not in arrows:
-                    raise CardDataError(f"{where}: arrows has no arrow labelled {wd}")
-                slot = arrows[wd]
-            else:
-                slot = dy.get("arrow")
-            if not isinstance(slot, int) or not 0 <= slot < min_slots:
-                raise CardDataError(f"{where}: arrow for {wd} must be 0..{min_slots - 1} "
-                                    "(a Week Card symbol)")
-            day[i, DY_ARROW0 + WEEKDAYS.index(wd)] = slot
-        rows = dy.get("pattern")
-        pts = []
-        if isinstance(rows, list):
-            for r, line in enumerate(rows):
-                for c, ch in enumerate(str(line)):
-                    if ch == "#":
-                        pts.append((r, c))
-                    elif ch != ".":
-                        raise CardDataError(f"{where}: pattern row {r + 1} has {ch!r} (use # and .)")
-        if not 1 <= len(pts) <= MAX_PATTERN:
-            raise CardDataError(f"{where}: pattern must have 1..{MAX_PATTERN} cells")
-        day[i, DY_NPAT] = len(pts)
-        for j, (r, c) in enumerate(pts):
-            day[i, DY_PAT0 + 2 * j] = r
-            day[i, DY_PAT0 + 2 * j + 1] = c
-        sc = dy.get("score")
-        if not isinstance(sc, dict) or str(sc.get("kind", "")).lower() not in SCORE_KINDS:
-            raise CardDataError(f"{where}: score.kind must be one of {'|'.join(SCORE_KINDS)}")
-        day[i, DY_KIND] = SCORE_KINDS.index(str(sc["kind"]).lower())
-        day[i, DY_SYMBOL] = _symbol(sc.get("symbol", "arrow"), f"{where} score", allow_arrow=True)
-        points = sc.get("points", 1)
-        if not isinstance(points, int) or not 1 <= points <= 10:
-            raise CardDataError(f"{where}: score.points must be 1..10")
-        day[i, DY_POINTS] = points
-    missing = [f"{s} {w}" for s in SEASONS for w in WEEKDAYS if (s, w) not in serves]
-    if missing:
-        raise CardDataError(f"day cards: no face for {', '.join(missing)}")
-    standin = data.get("standin")
-    if not isinstance(standin, bool):
-        raise CardDataError("standin = true | false is required (is this the printed card set?)")
-    return {"cells": cells, "week": week, "day": day, "standin": standin,
-            "label": str(data.get("label", ""))}
-
-
-def load_cards(path=None) -> dict:
-    """Read and validate a card data file (default: the shipped STAND-IN set)."""
-    path = Path(path) if path is not None else CARDS_FILE
-    with open(path, "rb") as fh:
-        try:
-            data = tomllib.load(fh)
-        except tomllib.TOMLDecodeError as exc:
-            raise CardDataError(f"{path}: {exc}") from None
-    return parse_cards(data)
-
-
-def tail_of(cards: dict) -> np.ndarray:
+# ================================================================= card data (arrays in)
+# The card files are read and validated outside the kernel (simcli/config/cards.py); a job's
+# params carry the packed arrays after the rule values, so every process plays the same cards.
+def card_tail(cells, week, day, standin) -> np.ndarray:
+    """The card tail of ``params`` from the card arrays (cells, week faces, day faces)."""
     tail = np.zeros(TAIL_LEN, dtype=np.int64)
-    tail[T_CELLS:T_WEEK] = cards["cells"].ravel()
-    tail[T_WEEK:T_DAY] = cards["week"].ravel()
-    tail[T_DAY:T_STANDIN] = cards["day"].ravel()
-    tail[T_STANDIN] = int(cards["standin"])
+    tail[T_CELLS:T_WEEK] = np.asarray(cells, dtype=np.int64).ravel()
+    tail[T_WEEK:T_DAY] = np.asarray(week, dtype=np.int64).ravel()
+    tail[T_DAY:T_STANDIN] = np.asarray(day, dtype=np.int64).ravel()
+    tail[T_STANDIN] = int(standin)
     return tail
 
 
-_CARDS: dict | None = None
-_TAIL: np.ndarray | None = None
-
-
-def use_cards(path=None) -> dict:
-    """Load a card data file as the one the wrappers append to params (validated). Worker
-    processes started later find it through the environment variable ``CARDS_ENV``."""
-    global _CARDS, _TAIL
-    _CARDS = load_cards(path)
-    _TAIL = tail_of(_CARDS)
-    if path is not None:
-        os.environ[CARDS_ENV] = str(Path(path).resolve())
-    return _CARDS
-
-
-def cards() -> dict:
-    if _CARDS is None:
-        use_cards(os.environ.get(CARDS_ENV) or None)
-    return _CARDS
-
-
-def card_tail() -> np.ndarray:
-    cards()
-    return _TAIL
-
-
-def is_standin() -> bool:
-    return bool(cards()["standin"])
-
-
-def with_cards(params) -> np.ndarray:
-    """The kernel's params: the rule values followed by the card tail (unchanged if present)."""
+def kernel_params(params) -> np.ndarray:
+    """``params`` as the kernel reads them: the rule values followed by the card tail."""
     params = np.asarray(params, dtype=np.int64)
-    if params.shape[0] == N_RULES + TAIL_LEN:
-        return params
-    if params.shape[0] != N_RULES:
-        raise ValueError(f"{GAME_ID}: params must hold {N_RULES} rule values")
-    return np.concatenate((params, card_tail()))
+    if params.shape[0] != N_RULES + TAIL_LEN:
+        raise ValueError(f"{GAME_ID}: params must hold {N_RULES} rule values and the card tail "
+                         f"({TAIL_LEN} values, card_tail)")
+    return params
 
 
-class _ReportNotes:
-    """``REPORT_NOTES``: read when a report is written, so it names the card file in use."""
-
-    def __iter__(self):
-        data = cards()
-        notes = [f"daily-weather card data: {data['label'] or 'unlabelled'}"]
-        if data["standin"]:
-            notes.insert(0, "daily-weather: STAND-IN card data built from the component list, "
-                            "not the printed cards")
-        return iter(notes)
-
-
-REPORT_NOTES = _ReportNotes()
+def is_standin(params) -> bool:
+    return bool(kernel_params(params)[N_RULES + T_STANDIN])
 
 
 def default_params() -> np.ndarray:
@@ -548,7 +301,8 @@ def extra_seats(players, params):
 
 
 def score_range(players, params):
-    best = int(cards()["day"][:, DY_POINTS].max())
+    p = kernel_params(params)
+    best = int(p[DAY_AT + DY_POINTS:DAY_AT + N_DAY_FACES * DAY_FIELDS:DAY_FIELDS].max())
     return (0, best * (2 * FACE_CELLS + N_WEATHER * FACE_CELLS))
 
 
@@ -589,7 +343,7 @@ def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
     out["solver_nodes_mean"] = sums["solver_nodes"] / g
     out["solver_found_rate"] = sums["solver_found"] / g
     out["solver_complete_rate"] = sums["solver_complete"] / g
-    out["standin_cards"] = float(is_standin())
+    out["standin_cards"] = float(is_standin(params))
     return out
 
 
@@ -1740,18 +1494,18 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 def play_games(params, seats, seed, first_game, out):
     """Play games ``first_game ..`` into the rows of ``out`` (prange over rows).
 
-    ``params`` holds the rule values; the card tail is appended here (see ``with_cards``)."""
-    _play_games(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
+    ``params`` holds the rule values and the card tail (``kernel_params``)."""
+    _play_games(kernel_params(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
                 np.int64(first_game), out, builds.search_arg(seats, P_MC))
 
 
 def play_games_serial(params, seats, seed, first_game, out):
     """``play_games`` without prange (tests: serial == parallel)."""
-    _play_games_serial(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
+    _play_games_serial(kernel_params(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
                        np.int64(first_game), out, builds.search_arg(seats, P_MC))
 
 
 def trace_game(params, seats, seed, game_index, out, ev, ev_n):
     """Play game ``game_index`` into ``out[0]`` recording events into ``ev`` (count in ev_n)."""
-    _trace_game(with_cards(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
+    _trace_game(kernel_params(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
                 np.int64(game_index), out, ev, ev_n, builds.search_arg(seats, P_MC))

@@ -30,10 +30,11 @@ from . import arc, builds, layout, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
 )
+from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
 GAME_ID = "forecasts-bid"
 VERSION = 2
@@ -352,11 +353,10 @@ def add_reputation(rep, delta):
 @jit
 def legal_plays(hand, led_suit):
     """Follow the led suit if able; void (or leading, led_suit = -1): any card, Diamonds too."""
-    if led_suit >= 0:
-        follow = hand & SUIT_MASK[led_suit]
-        if follow:
-            return follow
-    return hand
+    if led_suit < 0:
+        return hand
+    follow = hand & SUIT_MASK[led_suit]
+    return follow | (hand & (np.int64(follow != 0) - 1))   # no branch on a void: hot in tricks
 
 
 @jit
@@ -647,19 +647,19 @@ def rival_flip(st):
 def rival_choose(first, second, led_suit):
     """The Rival follows with one of two flipped cards: (1) the higher card of the led suit;
     (2) else the higher Diamond; (3) else the higher card; equal ranks: the first flipped."""
-    f_led = first // N_RANKS == led_suit
-    s_led = second // N_RANKS == led_suit
+    f_led = suit_of(first) == led_suit
+    s_led = suit_of(second) == led_suit
     if f_led or s_led:
         if f_led and s_led:
             return first if first > second else second
         return first if f_led else second
-    f_tr = first // N_RANKS == DIAMONDS
-    s_tr = second // N_RANKS == DIAMONDS
+    f_tr = suit_of(first) == DIAMONDS
+    s_tr = suit_of(second) == DIAMONDS
     if f_tr or s_tr:
         if f_tr and s_tr:
             return first if first > second else second
         return first if f_tr else second
-    return first if first % N_RANKS >= second % N_RANKS else second
+    return first if rank_of(first) >= rank_of(second) else second
 
 
 # ---- Phase 5: Tricks ------------------------------------------------------------------------
@@ -669,7 +669,7 @@ def play_card(st, s, c):
     st[S_HAND + s] &= ~(ONE << c)
     st[S_PLAYED + s] = c
     if st[S_LED_SUIT] < 0:
-        st[S_LED_SUIT] = c // N_RANKS
+        st[S_LED_SUIT] = suit_of(c)
         st[S_BEST_SEAT] = s
     elif beats(c, st[S_PLAYED + st[S_BEST_SEAT]], st[S_LED_SUIT]):
         st[S_BEST_SEAT] = s
@@ -747,8 +747,8 @@ def outcome(st):
 @jit
 def strength(c):
     """Heuristic card order: any Diamond above any other card, then by rank; suit breaks ties."""
-    r = c % N_RANKS
-    su = c // N_RANKS
+    r = rank_of(c)
+    su = suit_of(c)
     return ((r + N_RANKS) if su == DIAMONDS else r) * 4 + su
 
 
@@ -890,7 +890,7 @@ def heuristic_card(st, s, legal):
     # the cards that beat the one holding the trick (a card of the led suit or a Diamond): a
     # higher card of its suit, and any Diamond when it is not one
     best = st[S_PLAYED + st[S_BEST_SEAT]]
-    bsu = best // N_RANKS
+    bsu = suit_of(best)
     winners = legal & SUIT_MASK[bsu] & ~((ONE << (best + 1)) - 1)
     if bsu != DIAMONDS:
         winners |= legal & SUIT_MASK[DIAMONDS]
@@ -1065,15 +1065,11 @@ def bid_phase(st, keys, ctrs, ev, ev_n, j0, search):
         if is_rival(st, s):
             b = np.int64(RIVAL_BID)
         else:
-            st[S_DECISIONS] += 1
             if search is not None and st[S_POLICY + s] == P_MC:
+                st[S_DECISIONS] += 1
                 b = mc_bid(st, keys, ctrs, s, j)
-            elif st[S_FORBID + s] & BID_RESTRICTIONS:
-                b = restricted_bid(st, keys, ctrs, s, H)
-            elif st[S_POLICY + s] == P_HEURISTIC:
-                b = seat_bid(st, s, H)
             else:
-                b = rng.below(keys, ctrs, s, H + 1)
+                b = bid_choice(st, keys, ctrs, s)   # counts the decision
             watch_bid(st, s, b, H)
             st[S_COUNT + C_BID + b] += 1
         apply_bid(st, s, b)
@@ -1256,13 +1252,10 @@ def seat_play(st, keys, ctrs, s):
     return select_card(legal, pick(st, keys, ctrs, s, popcount(legal)))
 
 
-# table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3
-_ts = np.zeros(4 * N_CARDS, dtype=np.int64)
-for _led in range(4):
-    for _c in range(N_CARDS):
-        _su = _c // N_RANKS
-        _ts[_led * N_CARDS + _c] = _c - _su * N_RANKS + N_RANKS * ((_su == _led) + 2 * (_su == DIAMONDS))
-TRICK_STRENGTH = _ts
+# table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3 (the one formula,
+# evaluated in Python at import: the trick phase looks strengths up instead of computing them)
+TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) for c in range(N_CARDS)],
+                          dtype=np.int64)
 
 
 @jit(inline='always')
@@ -1305,10 +1298,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             else:
                 decisions += 1
                 hand = st[S_HAND + s]
-                legal = hand
-                if j > 0:       # legal_plays without a branch: the led suit, or any card if void
-                    follow = hand & SUIT_MASK[led]
-                    legal = follow | (hand & (np.int64(follow != 0) - 1))
+                legal = legal_plays(hand, led)      # led = -1 for the trick's first card
                 if st[S_POLICY + s] == P_HEURISTIC:
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
@@ -1333,7 +1323,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             st[S_PLAYED + s] = c
             pile |= ONE << c
             if j == 0:
-                led = c // N_RANKS
+                led = suit_of(c)
                 best_seat = s
                 best_str = TRICK_STRENGTH[led * N_CARDS + c]
             else:
@@ -1499,7 +1489,7 @@ def note_play(st, s, c, j, led):
     who does not follow the led suit has none of it; a bought card it played is no longer in its
     hand."""
     if not is_rival(st, s):
-        if j > 0 and c // N_RANKS != led:
+        if j > 0 and suit_of(c) != led:
             st[S_VOID + s] |= ONE << led
         st[S_KNOWN + s] &= ~(ONE << c)
 
@@ -1926,10 +1916,8 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             # the knob row of its rollout policy (tuned: its row's knob columns)
             pol = seats[s, 0]
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
-            knobbed = pol == P_TUNED or (search is not None and pol == P_MC and seats[s, 2] == P_TUNED)
-            if knobbed and seats.shape[1] >= SEAT_KNOBS + NK:    # narrow rows: the defaults
-                for k in range(NK):
-                    st[S_KNOB + NK * s + k] = seats[s, SEAT_KNOBS + k]
+            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC if search is not None else -1,
+                          st, S_KNOB + NK * s)
             if search is not None and seats[s, 0] == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]

@@ -27,12 +27,13 @@ from ._jit import jit, pjit
 #   seat's card draw has no branch on the number of legal cards, and in the tricks each seat's
 #   next random bits are computed one draw ahead (``nxt``).
 from .cards import (
-    HEARTS, DIAMONDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, select_card,
+    HEARTS, DIAMONDS, N_CARDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
+    card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
 )
+from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .rng import _S32
-from .spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
+from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
 GAME_ID = "forecasts-cubes"
 VERSION = 3  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code);
@@ -102,13 +103,17 @@ HOT, NEUTRAL, COLD = 0, 1, 2
 F_HOT, F_COLD = 0, 1
 CUBES_START = (4, 1, 4)
 N_CUBES = 9
+# rulebook Setup: "Remove all Jacks, Queens, and Kings from the deck" (40 cards left), "Shuffle
+# the remaining cards and deal: 4 players: 10 cards each; 3 players: 13 cards each"
 HAND_SIZE = (0, 0, 0, 13, 10)           # by player count
+MAX_HAND = max(HAND_SIZE)
 DECK_MASK = np.int64(0)
 for _s in range(4):
     for _r in range(N_RANKS):
         if _r <= RANK_10 or _r == RANK_A:
             DECK_MASK |= np.int64(1) << np.int64(_s * N_RANKS + _r)
-DECK = np.array([c for c in range(52) if (int(DECK_MASK) >> c) & 1], dtype=np.int64)
+DECK = np.array([c for c in range(N_CARDS) if (int(DECK_MASK) >> c) & 1], dtype=np.int64)
+DECK_SIZE = len(DECK)                   # 40: A, 2..10 in four suits
 RED_MASK = SUIT_MASK[HEARTS] | SUIT_MASK[DIAMONDS]
 
 # ---- counters (index = column offset in the result row) -------------------------------------
@@ -202,11 +207,11 @@ def legal_cards(hand, led_suit):
 @jit(inline='always')
 def trick_winner(cards, leader, players):
     """Seat that played the highest card of the led suit (``cards[seat]``)."""
-    led = cards[leader] // N_RANKS
+    led = suit_of(cards[leader])
     best = leader
     for s in range(players):
         c = cards[s]
-        if c // N_RANKS == led and c > cards[best]:
+        if suit_of(c) == led and c > cards[best]:
             best = s
     return best
 
@@ -264,7 +269,7 @@ def round_points(cubes, forecast):
 @jit
 def _strength(c):
     """Rank strength 1..10 in this deck: 2 = 1, ..., 10 = 9, A = 10."""
-    r = c % N_RANKS
+    r = rank_of(c)
     return 10 if r == RANK_A else r + 1
 
 
@@ -331,7 +336,7 @@ def _highest_rank(mask):
     while h:
         c = lowest_bit(h)
         h &= h - 1
-        if best < 0 or c % N_RANKS > best % N_RANKS:
+        if best < 0 or rank_of(c) > rank_of(best):
             best = c
     return best
 
@@ -344,7 +349,7 @@ def _lowest_rank(mask):
     while h:
         c = lowest_bit(h)
         h &= h - 1
-        if best < 0 or c % N_RANKS < best % N_RANKS:
+        if best < 0 or rank_of(c) < rank_of(best):
             best = c
     return best
 
@@ -731,25 +736,13 @@ def _draw_ahead(keys, ctrs, nxt, s, n):
 
 
 @jit
-def seat_knobs(seats, s, kn):
-    """Seat s's knob row into ``kn[NK * s:]``, once per game: a tuned seat's (and an mc seat's
-    with tuned rollouts) from its row's knob columns, every other seat's (and a narrow row's)
-    the defaults, which are the heuristic."""
-    pol = seats[s, 0]
-    knobbed = pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED)
-    for k in range(NK):
-        kn[NK * s + k] = seats[s, SEAT_KNOBS + k] if knobbed and seats.shape[1] >= SEAT_KNOBS + NK \
-            else KNOB_DEFAULTS[k]
-
-
-@jit
 def new_state(P):
     return (np.zeros(2 * P + 1, dtype=np.uint64),   # keys: 0..P-1 seats, P deal, P+1+s search
             np.zeros(2 * P + 1, dtype=np.int64),    # ctrs
             np.zeros(P, dtype=np.int64),            # voids: suits each seat has shown void in
             np.zeros(P, dtype=np.int64),            # round_played: cards each seat played
             np.zeros(2, dtype=np.int64),            # mcstat: rollouts, rollout card plays
-            np.zeros(13, dtype=np.int64),           # options
+            np.zeros(MAX_HAND, dtype=np.int64),     # options
             np.zeros(P, dtype=np.int64),            # hands
             np.zeros(P, dtype=np.int64),            # forecast
             np.zeros(P, dtype=np.int64),            # score
@@ -759,7 +752,7 @@ def new_state(P):
             np.zeros(P, dtype=np.int64),            # played
             np.zeros(3, dtype=np.int64),            # cubes
             DECK.copy(),                            # deck
-            np.zeros(40, dtype=np.int64),           # the deal's shuffle draws
+            np.zeros(DECK_SIZE, dtype=np.int64),    # the deal's shuffle draws
             np.zeros(P, dtype=np.uint64),           # nxt: each seat's next draw (top 32 bits)
             np.zeros(P, dtype=np.int64),            # tie-break keys
             np.zeros(NK * P, dtype=np.int64))       # knobs: each seat's knob row
@@ -780,7 +773,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     advisory_on = params[R_ADVISORY] != 0
     n_tricks = params[R_TRICKS]
     n_rounds = params[R_ROUNDS]
-    hand_size = 13 if P == 3 else 10
+    hand_size = HAND_SIZE[P]
     gkey = rng.game_key(seed, g)
     seat_key = rng.kind_key(gkey, rng.SEAT)
     deal_key = rng.kind_key(gkey, rng.DEAL)
@@ -794,7 +787,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         correct[s] = 0
         adv_left[s] = 1 if advisory_on else 0
         used_adv[s] = 0
-        seat_knobs(seats, s, kn)
+        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC, kn, NK * s)
     mcstat[0] = 0
     mcstat[1] = 0
     decisions = 0
@@ -814,9 +807,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
         # deal: a pure function of (seed, game, round)
         keys[P] = rng.index_key(deal_key, rnd)
         ctrs[P] = 0
-        for i in range(40):
+        for i in range(DECK_SIZE):
             deck[i] = DECK[i]
-        rng.shuffle_batched(deck, 40, keys, ctrs, P, draws)
+        rng.shuffle_batched(deck, DECK_SIZE, keys, ctrs, P, draws)
         leader = rnd % P
         for s in range(P):
             h = np.int64(0)
@@ -908,16 +901,16 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                                            kn, NK * s, rnd)]
                 decisions += 1
                 if search is not None:  # what a search seat may know: shown voids, cards played this round
-                    if k > 0 and c // N_RANKS != led_suit:
+                    if k > 0 and suit_of(c) != led_suit:
                         voids[s] |= 1 << led_suit
                     round_played[s] |= np.int64(1) << c
                 hands[s] = h & ~(np.int64(1) << c)
                 if search is not None or rec:
                     played[s] = c
                 if k == 0:
-                    led_suit = c // N_RANKS
+                    led_suit = suit_of(c)
                     best_card = c
-                elif c > best_card and c // N_RANKS == led_suit:
+                elif c > best_card and suit_of(c) == led_suit:
                     best_card = c
                     w = s
                 if rec:

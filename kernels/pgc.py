@@ -31,8 +31,9 @@ from numba import prange
 from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
+from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, SEAT_WIDTH, Counter, Event, Knob,
+from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob,
                    Restriction, Rule)
 
 GAME_ID = "pgc"
@@ -837,14 +838,9 @@ for _k in KNOBS:
 
 @jit
 def load_knobs(st, seats):
-    """Each seat's knob row in ``st``: a ``tuned`` seat's knob columns (an ``mc`` seat's when its
-    rollouts play ``tuned``), else the defaults (the heuristic; also for narrow seat arrays)."""
-    wide = seats.shape[1] >= SEAT_WIDTH
+    """Each seat's knob row in ``st`` (``knobs.load_knob_row``)."""
     for s in range(seats.shape[0]):
-        pol = seats[s, 0]
-        own = wide and (pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED))
-        for k in range(MAX_KNOBS):
-            st[KNOB + s * MAX_KNOBS + k] = seats[s, SEAT_KNOBS + k] if own else KNOB_DEFAULTS[k]
+        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC, st, KNOB + s * MAX_KNOBS)
 
 
 @jit(inline="always")

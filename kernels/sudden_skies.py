@@ -19,10 +19,11 @@ from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 from .cards import (
     CLUBS, DIAMONDS, HEARTS, N_CARDS, N_RANKS, N_SUITS, SPADES, SUIT_MASK,
-    card_name, lowest_bit, nth_bit, popcount,
+    card_name, lowest_bit, nth_bit, popcount, suit_of,
 )
+from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
-from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WATCH, SEAT_WIDTH, Counter, Event, Knob,
+from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob,
                    Restriction, Rule)
 
 GAME_ID = "sudden-skies"
@@ -327,16 +328,9 @@ def new_state(params, seats):
 
 @jit
 def load_knobs(st, seats):
-    """Each seat's knob row (ST_KNOB): a ``tuned`` seat's knob columns (an ``mc`` seat's when its
-    rollouts play ``tuned``), else the defaults (the heuristic's; also for narrow seat arrays)."""
-    wide = seats.shape[1] >= SEAT_WIDTH
+    """Each seat's knob row (ST_KNOB; ``knobs.load_knob_row``), defaults past the seat rows."""
     for s in range(MAX_PLAYERS):
-        own = False
-        if s < seats.shape[0] and wide:
-            pol = seats[s, 0]
-            own = pol == P_TUNED or (pol == P_MC and seats[s, 2] == P_TUNED)
-        for k in range(MAX_KNOBS):
-            st[ST_KNOB + s * MAX_KNOBS + k] = seats[s, SEAT_KNOBS + k] if own else KNOB_DEFAULTS[k]
+        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC, st, ST_KNOB + s * MAX_KNOBS)
 
 
 @jit(inline='always')
@@ -632,7 +626,7 @@ def h_least_useful(st, me, cards, options):
     while m:
         c = lowest_bit(m)
         m &= m - 1
-        k = h_suit_key(st, me, cards, c // N_RANKS, elsewhere)
+        k = h_suit_key(st, me, cards, suit_of(c), elsewhere)
         if k < best_key:
             best_key = k
             best = c
@@ -782,7 +776,7 @@ def heuristic_wind_card(st, p, receiver):
     while m:
         c = lowest_bit(m)
         m &= m - 1
-        u = c // N_RANKS
+        u = suit_of(c)
         k = (W_AVOID if u == avoid else 0) + h_suit_key(st, p, hand, u, elsewhere)
         if k < best_key:
             best_key = k
@@ -928,7 +922,7 @@ def finish_draw(st, s, drawn, d, cloud):
 def play_weather(st, s, card):
     """The weather card goes face up out of the game (its effect follows)."""
     apply_weather_card(st, s, card)
-    _count(st, C_WEATHER_BY_SUIT + card // N_RANKS)
+    _count(st, C_WEATHER_BY_SUIT + suit_of(card))
 
 
 @jit(inline='always')
@@ -950,7 +944,7 @@ def resolve_wind(st, card, keys, ctrs, preset):
 @jit(inline='always')
 def resolve_target(st, s, card, t):
     """Sun, Thunder or Cloud of ``card`` on seat t."""
-    effect = card // N_RANKS
+    effect = suit_of(card)
     marked = 0
     if effect == SUN:
         apply_sun(st, s, t)
@@ -988,10 +982,10 @@ def take_turn(st, s, keys, ctrs):
         finish_draw(st, s, drawn, d, cloud)
         return
     play_weather(st, s, card)
-    if card // N_RANKS == WIND:
+    if suit_of(card) == WIND:
         resolve_wind(st, card, keys, ctrs, 0)
         return
-    t = choose_target(st, s, card // N_RANKS, keys, ctrs)
+    t = choose_target(st, s, suit_of(card), keys, ctrs)
     resolve_target(st, s, card, t)
 
 

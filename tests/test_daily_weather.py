@@ -3,13 +3,14 @@ chunking, trace == run and game-by-game agreement with the plain-Python referenc
 from __future__ import annotations
 
 import copy
-import tomllib
 
 import numpy as np
 import pytest
 
 from kernels import daily_weather as dw
 from kernels import layout
+from simcli.config import cards, schema
+from simcli.config import jobs as cfg
 from tests.reference import daily_weather_ref as ref
 
 S = 1
@@ -63,7 +64,7 @@ def params_for(data, **rules):
     for name, value in rules.items():
         rule = next(r for r in dw.RULES if r.name == name)
         p[rule.index] = rule.encode(value)
-    return np.concatenate((p, dw.tail_of(dw.parse_cards(data))))
+    return np.concatenate((p, cards.parse(data).tail))
 
 
 class Board:
@@ -154,29 +155,29 @@ def pic_cards(**kw):
 
 # ---------------------------------------------------------------- card data
 def test_standin_file_loads_and_says_it_is_a_standin():
-    data = dw.load_cards()
-    assert data["standin"] is True and "STAND-IN" in data["label"]
-    assert "STAND-IN" in dw.CARDS_FILE.read_text().splitlines()[0]
+    data = cards.shipped()
+    assert data.standin is True and "STAND-IN" in data.label
+    assert "STAND-IN" in cards.shipped_file().read_text().splitlines()[0]
 
 
 def test_bad_card_data_names_the_card_and_cell():
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     bad = copy.deepcopy(raw)
     bad["weather"][1]["b"][2] = "sunny/plain"
-    with pytest.raises(dw.CardDataError, match="weather card W2 face b cell 3: icon 'sunny'"):
-        dw.parse_cards(bad)
+    with pytest.raises(cards.CardDataError, match="weather card W2 face b cell 3: icon 'sunny'"):
+        cards.parse(bad)
     bad = copy.deepcopy(raw)
     bad["date"][0]["a"][0] = "40 sun/plain"
-    with pytest.raises(dw.CardDataError, match="date card D1 face a cell 1: label '40'"):
-        dw.parse_cards(bad)
+    with pytest.raises(cards.CardDataError, match="date card D1 face a cell 1: label '40'"):
+        cards.parse(bad)
     bad = copy.deepcopy(raw)
     bad["month"]["b"][5] = "JAN sun/plain"
-    with pytest.raises(dw.CardDataError, match="month card face b cell 6: JAN already on"):
-        dw.parse_cards(bad)
+    with pytest.raises(cards.CardDataError, match="month card face b cell 6: JAN already on"):
+        cards.parse(bad)
     bad = copy.deepcopy(raw)
     bad["day"][0]["arrow"] = 7
-    with pytest.raises(dw.CardDataError, match="day card Day 1 face a: arrow for mon"):
-        dw.parse_cards(bad)
+    with pytest.raises(cards.CardDataError, match="day card Day 1 face a: arrow for mon"):
+        cards.parse(bad)
 
 
 def test_check_rejects_impossible_dates_and_misplaced_holidays():
@@ -201,7 +202,7 @@ def test_check_rejects_impossible_dates_and_misplaced_holidays():
 def test_setup_finds_todays_faces_december_23():
     # DEC is the 6th month cell of the Month Card's face b; 23 is on Date Card D2 face b
     # (19-24, 5th cell); Week 4/5 covers 22-31; Wednesday in winter is the wed-fri Day face
-    b = Board(tomllib.loads(dw.CARDS_FILE.read_text()))
+    b = Board(schema.read_toml(cards.shipped_file()))
     assert b.st[dw.S_MONTH_FACE] == 1 and b.st[dw.S_DATE_FACE] == 3 and b.st[dw.S_WEEK_FACE] == 3
     assert b.st[dw.S_DAY_FACE] == 1                      # Day 1 face b: winter, wed thu fri
     assert b.today() == [(1, 2), (1 + 1, 3 + 1)]         # diagram [1, 3]; 23 at (1, 1) of D2b
@@ -210,7 +211,7 @@ def test_setup_finds_todays_faces_december_23():
 
 
 def test_holiday_date_card_and_weekend_arrows():
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     # Saturday FEB 14: Valentine's cell (D3 face b, 2nd cell); winter weekend arrow sat = 2
     b = Board(raw, month=2, day=14, weekday=5, holiday="valentine")
     assert b.st[dw.S_DATE_FACE] == 5 and b.st[dw.S_LABEL] == dw.HOLIDAY_LABEL0 + 1
@@ -457,9 +458,9 @@ DATES = [dict(month=12, day=23, weekday=2), dict(month=2, day=14, weekday=5, hol
 
 @pytest.mark.parametrize("date", DATES)
 def test_invariants_random_games(date):
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     out = play(raw, "random", games=3000, seed=11, **date)
-    lo, hi = dw.score_range(1, None)
+    lo, hi = dw.score_range(1, params_for(raw))
     win = out[:, 2]
     fails = out[:, col(0):col(4)].sum(1)
     placements = out[:, col(dw.C_PLACEMENTS)]
@@ -480,7 +481,7 @@ def test_invariants_random_games(date):
 
 
 def test_todays_cells_never_covered_in_random_games():
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     for date in DATES[:3]:
         rules = {k: v for k, v in date.items()}
         b0 = Board(raw, **rules)
@@ -503,7 +504,7 @@ def test_todays_cells_never_covered_in_random_games():
 def test_deal_is_uniform_and_flips_are_fair_coins():
     # 6000 deals: the first card is uniform over 6 cards (chi-square, 5 df, 1e-4 critical
     # value 25.74) and face b shows with probability 1/2 (4.5 sigma band)
-    p = dw.with_cards(dw.default_params())
+    p = cards.with_cards(dw.default_params())
     st = np.zeros(dw.ST_LEN, dtype=np.int64)
     firsts = np.zeros(6)
     flips = 0
@@ -521,7 +522,7 @@ def test_deal_is_uniform_and_flips_are_fair_coins():
 # ---------------------------------------------------------------- determinism
 @pytest.mark.parametrize("policy,n", [("random", 600), ("greedy", 40), ("solver", 6)])
 def test_serial_parallel_chunks_and_trace_agree(policy, n):
-    p = dw.default_params()
+    p = cards.with_cards(dw.default_params())
     seats = SEATS[policy].copy()
     seats[0, 1] = 300 if policy == "solver" else 0
     a = np.zeros((n, WIDTH), dtype=np.int64)
@@ -549,7 +550,7 @@ def test_serial_parallel_chunks_and_trace_agree(policy, n):
 
 
 def test_trace_place_events_name_cards_and_cells():
-    p = dw.default_params()
+    p = cards.with_cards(dw.default_params())
     one = np.zeros((1, WIDTH), dtype=np.int64)
     ev = np.zeros((64, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
@@ -577,7 +578,7 @@ def ref_rules(date):
 
 @pytest.mark.parametrize("date", REF_DATES)
 def test_reference_agrees_random(date):
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     n = 400
     out = play(raw, "random", games=n, seed=8, **date)
     for g in range(n):
@@ -586,7 +587,7 @@ def test_reference_agrees_random(date):
 
 @pytest.mark.parametrize("date", REF_DATES[:4])
 def test_reference_agrees_greedy(date):
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     n = 10
     out = play(raw, "greedy", games=n, seed=8, **date)
     for g in range(n):
@@ -603,14 +604,14 @@ def test_reference_agrees_on_hand_built_cards():
 def test_derived_metrics_from_counter_sums():
     sums = {c.name: 0 for c in dw.COUNTERS}
     sums.update(fail_date=3, fail_pattern=1, placements=48, options=960, stuck=2)
-    m = dw.derived_metrics(sums, 10, 1, dw.default_params())
+    m = dw.derived_metrics(sums, 10, 1, cards.with_cards(dw.default_params()))
     assert m["fail_date_rate"] == 0.3 and m["fail_pattern_rate"] == 0.1 and m["fail_month_rate"] == 0
     assert m["options_per_placement"] == 20 and m["stuck_rate"] == 0.2 and m["placements_mean"] == 4.8
     assert m["standin_cards"] == 1.0
 
 
 def test_solver_plays_the_line_it_found_and_starts_from_greedys_line():
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     solver = play(raw, "solver", games=30, seed=6, budget=400)
     assert (solver[:, 2] == solver[:, col(dw.C_SOLVER_FOUND)]).all()
     # a budget of one node ends the search after greedy's line (ties to the first option):
@@ -626,8 +627,26 @@ def test_solver_plays_the_line_it_found_and_starts_from_greedys_line():
 
 
 def test_report_notes_say_stand_in():
-    notes = list(dw.REPORT_NOTES)
+    notes = list(cfg.resolve("daily-weather").notes)
     assert "STAND-IN" in notes[0] and any("card data" in n for n in notes)
+    mine = cards.CardData(*(getattr(cards.shipped(), k) for k in ("cells", "week", "day")), False, "printed")
+    assert mine.notes == ("daily-weather card data: printed",)
+
+
+def test_the_kernel_plays_only_params_that_carry_the_cards():
+    # the kernel reads no card file: bare rule values are refused, the card tail is what it plays
+    out = np.zeros((1, WIDTH), dtype=np.int64)
+    with pytest.raises(ValueError, match="card tail"):
+        dw.play_games(dw.default_params(), SEATS["greedy"], 1, 0, out)
+    job = cfg.resolve("daily-weather", policy="greedy")
+    assert job.params.shape == (dw.N_RULES + dw.TAIL_LEN,)
+    assert (job.params[dw.N_RULES:] == cards.shipped().tail).all()
+    # another card set in the tail changes the game (every Weather Card blank sun: no pattern)
+    plain = cards.with_cards(job.params, cards.parse(make_cards()))
+    a, b = np.zeros((20, WIDTH), dtype=np.int64), np.zeros((20, WIDTH), dtype=np.int64)
+    dw.play_games(job.params, job.seats, 3, 0, a)
+    dw.play_games(plain, job.seats, 3, 0, b)
+    assert not (a == b).all()
 
 
 # ---------------------------------------------------------------- one option per map
@@ -678,7 +697,7 @@ def test_solver_budget_counts_greedys_line_which_always_completes():
     # max(N, G) with G = greedy's line, unless the search finishes first (solver_complete).
     # G is what a budget of 1 reports (no search after the line); per game G = the options
     # greedy-first evaluated, i.e. the sum of `options` over its placements.
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     nodes = col(dw.C_SOLVER_NODES)
     one = play(raw, "solver", games=8, seed=6, budget=1)
     G = one[:, nodes]
@@ -695,7 +714,7 @@ def test_every_policy_takes_a_winning_last_placement():
     # not every last placement wins, greedy, the solver (given a planned last placement that
     # does not win) and mc each choose a winning one.
     from kernels import rng
-    raw = tomllib.loads(dw.CARDS_FILE.read_text())
+    raw = schema.read_toml(cards.shipped_file())
     rs = np.random.default_rng(11)
     checked = 0
     for g in range(120):

@@ -51,7 +51,6 @@ def test_daily_weather_bad_input(tmp_path, args, needle):
 
 
 def test_custom_card_file_errors_name_the_card_and_cell(tmp_path):
-    from kernels import daily_weather as dw
     from simcli.config.jobs import configs_dir
     text = (configs_dir() / "daily-weather-cards.toml").read_text()
     bad = tmp_path / "cards.toml"
@@ -62,4 +61,3 @@ def test_custom_card_file_errors_name_the_card_and_cell(tmp_path):
     r = invoke("run", "daily-weather", "--cards", str(bad), "--games", "1", "--out", str(tmp_path / "o"))
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
     assert "W1" in r.output and "sunny" in r.output and "cell" in r.output, r.output
-    dw.use_cards(None)  # back to the shipped set for the other tests

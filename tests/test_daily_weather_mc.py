@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kernels import daily_weather as dw
+from simcli.config import cards
 from kernels import layout, rng
 from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
@@ -61,7 +62,7 @@ def test_mc_is_not_below_the_bounded_solver(mc_rows):
 
 def _state(seed, game, placements):
     """A real game state after ``placements`` greedy placements (kernel setup and rules)."""
-    p = dw.with_cards(dw.default_params())
+    p = cards.with_cards(dw.default_params())
     st = np.zeros(dw.ST_LEN, dtype=np.int64)
     top = np.empty(dw.H * dw.W, dtype=np.int64)
     tm = np.zeros((dw.N_TYPES, dw.H), dtype=np.int64)

@@ -7,12 +7,12 @@ games are checked against the plain-Python reference (tests/reference/daily_weat
 with the placements cut the same way: so a restricted random seat must make the reference's one
 uniform draw over what is left, and greedy pick the reference's best remaining placement.
 """
-import tomllib
 
 import numpy as np
 import pytest
 
 from kernels import daily_weather as dw
+from simcli.config import cards, schema
 from kernels import layout
 from kernels.spec import SEAT_FORBID, SEAT_WATCH, SEAT_WIDTH
 from tests.reference import daily_weather_ref as ref
@@ -22,7 +22,7 @@ BIT = {r.name: 1 << r.bit for r in dw.RESTRICTIONS}
 ALL = sum(BIT.values())
 WIDTH = layout.out_width(1, dw.N_COUNTERS)
 COL = {c.name: layout.col_counter(1, i) for i, c in enumerate(dw.COUNTERS)}
-RAW = tomllib.loads(dw.CARDS_FILE.read_text())
+RAW = schema.read_toml(cards.shipped_file())
 
 
 def cells_of(rot, ar, ac):

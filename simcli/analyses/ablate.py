@@ -226,9 +226,6 @@ def resolve_job(game: str, variant: str | None, players: int | None, policy: str
     if policy is None:  # the game's designed play (configs/<game>.toml)
         policy = cfg.designed_play(game)
     (job,) = cfg.expand(game, variant, players, policy=policy, rules=rules, labels=labels)
-    if game == "daily-weather":
-        from kernels import daily_weather as dw
-        job.params = dw.with_cards(job.params)  # the card data travels with the job
     return job
 
 

@@ -5,7 +5,7 @@ holiday) plus labels for each date; the CLI resolves one Job per date and policy
 ``config.resolve("daily-weather", rules=job["rules"], labels=job["labels"], policy=...)``.
 ``summaries(dates)`` folds the per-date table by season and weekday; ``calendar_png`` draws
 the heat-map. Card data is a STAND-IN set until the printed data is supplied, and every title
-says so (``kernels.daily_weather.is_standin()``).
+says so (``simcli.config.cards.CardData.standin``).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from kernels import daily_weather as dw
+from simcli.config import cards
 
 WEEKDAY_NAMES = dw.WEEKDAYS          # mon .. sun, index = date.weekday()
 
@@ -125,7 +126,7 @@ def summaries(dates: pl.DataFrame) -> dict[str, pl.DataFrame]:
     return out
 
 
-def calendar_png(dates: pl.DataFrame) -> bytes:
+def calendar_png(dates: pl.DataFrame, standin: bool = True) -> bytes:
     """Heat-map of success rate by date (12 months x 31 days), one panel per policy."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -135,8 +136,7 @@ def calendar_png(dates: pl.DataFrame) -> bytes:
     policies = sorted(dates["policy"].unique().to_list())
     fig = Figure(figsize=(11, 3.2 * max(len(policies), 1) + 0.6))
     FigureCanvasAgg(fig)
-    standin = " - STAND-IN card data" if dw.is_standin() else ""
-    fig.suptitle(f"daily-weather: success rate by date{standin}")
+    fig.suptitle("daily-weather: success rate by date" + (" - STAND-IN card data" if standin else ""))
     axes = fig.subplots(max(len(policies), 1), 1, squeeze=False)[:, 0]
     image = None
     for ax, policy in zip(axes, policies):
@@ -184,19 +184,15 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
     from simcli.config import jobs as cfg
     from simcli.errors import SimError
 
+    card_data = cards.shipped()
     if cards_path is not None:
-        from simcli.config import schema
         try:
             os.stat(cards_path)
         except FileNotFoundError:
             raise SimError(f"--cards {cards_path}: no such file; give a card data file (TOML)") from None
         except OSError:
             pass  # the reader names the OS's reason in one line
-        schema.load(cards_path, "cards")  # keys, types, sizes: one line naming the file and key
-        try:
-            dw.use_cards(cards_path)
-        except (ValueError, OSError, KeyError, TypeError) as e:
-            raise SimError(f"--cards {cards_path}: {' '.join(str(e).split()) or type(e).__name__}") from None
+        card_data = cards.load(cards_path)  # one line naming the file and the key, card or cell
     if year is not None and date is not None:
         raise SimError("give --year or --date, not both")
     if year is not None and not 1 <= int(year) <= 9999:
@@ -222,17 +218,16 @@ def calendar_run(variant, players, policy, seats, rules, games, year, date, birt
         for p in names:
             job = cfg.resolve("daily-weather", base.variant, base.players, policy=p,
                               rules={**rules, **e["rules"]}, labels=e["labels"])
-            job.params = dw.with_cards(job.params)  # the card data travels with the job (Dask too)
-            jobs.append(job)
+            jobs.append(cards.attach(job, card_data))  # the card data travels with the job (Dask too)
     n = games or DEFAULT_GAMES
 
     def post(tables, results=None):
         dates = dates_table(tables)
         summ = summaries(dates)
-        png = calendar_png(dates)
+        png = calendar_png(dates, card_data.standin)
         lines = [f"daily-weather {variant or base.variant}: {len(entries)} date(s) x {len(names)} "
                  f"polic{'y' if len(names) == 1 else 'ies'} x {n} games"
-                 + (" - STAND-IN card data" if dw.is_standin() else "")]
+                 + (" - STAND-IN card data" if card_data.standin else "")]
         from simcli.report.fmt import table_lines
         lines += table_lines(summ["season"], title="By season", n=n)
         lines += table_lines(summ["weekday"], title="By weekday", n=n)

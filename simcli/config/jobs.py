@@ -12,6 +12,7 @@ import numpy as np
 
 import kernels
 from kernels.spec import MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
+from simcli.config import cards
 from simcli.errors import SimError
 
 
@@ -81,6 +82,7 @@ class Job:
     policies: list[str]    # one per seat row (players, then fixed seats such as the Rival)
     seats: np.ndarray      # int64 (S, SEAT_WIDTH)
     labels: dict = field(default_factory=dict)  # extra key columns (sweep axes, dates)
+    notes: tuple = ()      # lines for meta.json and the HTML report (the game's REPORT_NOTES, card data)
 
     @property
     def module(self):
@@ -280,7 +282,11 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
         row[0] = mod.POLICIES[fixed]
         names.append(fixed)
         rows.append(row)
-    return Job(game, variant, players, values, params, names, np.stack(rows), dict(labels or {}))
+    job = Job(game, variant, players, values, params, names, np.stack(rows), dict(labels or {}),
+              tuple(getattr(mod, "REPORT_NOTES", ())))
+    if game == cards.GAME:  # the kernel reads its card data from the tail of params
+        cards.attach(job)
+    return job
 
 
 def knob_source(mod, variant: str, players: int):

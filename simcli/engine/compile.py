@@ -62,7 +62,7 @@ def _sample_args(job):
     """The arguments ``job.module.play_games`` passes its jitted driver for a one-game chunk."""
     from kernels import layout
     mod = job.module
-    params = mod.with_cards(job.params) if hasattr(mod, "with_cards") else job.params
+    params = mod.kernel_params(job.params) if hasattr(mod, "kernel_params") else job.params
     seats = np.asarray(job.seats, dtype=np.int64)
     out = np.zeros((1, layout.out_width(seats.shape[0], len(mod.COUNTERS))), dtype=np.int64)
     return [np.asarray(params, dtype=np.int64), seats, np.int64(0), np.int64(0), out]

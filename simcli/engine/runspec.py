@@ -252,7 +252,7 @@ def job_meta(job, result=None) -> dict:
     """One job's entry in meta.json (with what was played, when the analysis has a Result)."""
     entry = {"game": job.game, "version": job.module.VERSION, "variant": job.variant,
              "players": job.players, "policies": job.policies, "rules": job.rules,
-             "labels": job.labels, "notes": list(getattr(job.module, "REPORT_NOTES", ()))}
+             "labels": job.labels, "notes": list(job.notes)}
     if result is not None and hasattr(result, "games"):
         entry.update(games=result.games, wall_time_s=round(result.wall, 3))
     return entry

@@ -1,0 +1,24 @@
+"""The ``tuned`` policy's knob rows (docs/architecture.md, ``KNOBS``): one loader for every game.
+
+A seat row carries its knob values in the columns ``spec.SEAT_KNOBS + index``. A game resolves
+each seat's row once per game: a ``tuned`` seat's own columns (also an ``mc`` seat's whose
+rollouts play ``tuned``), every other seat's the game's defaults (the heuristic exactly), and
+the defaults for a row too narrow to hold the knobs (hand-built ``(S, 4)`` seat arrays).
+"""
+from __future__ import annotations
+
+from ._jit import jit
+from .spec import SEAT_KNOBS
+
+
+@jit
+def load_knob_row(seats, s, defaults, p_tuned, p_mc, out, at):
+    """Seat ``s``'s knob row into ``out[at:at + len(defaults)]``. A seat ``s`` beyond the seat
+    rows gets the defaults; ``p_mc`` = -1 reads no mc seat's knobs (a build without search)."""
+    n = defaults.shape[0]
+    own = False
+    if s < seats.shape[0] and seats.shape[1] >= SEAT_KNOBS + n:
+        pol = seats[s, 0]
+        own = pol == p_tuned or (pol == p_mc and seats[s, 2] == p_tuned)
+    for k in range(n):
+        out[at + k] = seats[s, SEAT_KNOBS + k] if own else defaults[k]
