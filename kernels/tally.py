@@ -61,8 +61,6 @@ class Accumulators:
         per-deal squares are folded separately (``fold_deals``), once per deal."""
         for fn, args in self.fold_calls(out, lower_is_better, game_is_deal):
             fn(*args)
-        if game_is_deal and self.n_seats > 1:   # rotated runs fold a deal's hits (fold_arc_deals)
-            self.fold_arc_deals(self.arc_hits(out))
 
     def arc_hits(self, out: np.ndarray, hits: np.ndarray | None = None) -> np.ndarray:
         """Per-row arc checkpoint hits (rows x arc.N_SLOTS x 2), added into ``hits`` if given
@@ -76,19 +74,13 @@ class Accumulators:
 
     def fold_arc_deals(self, hits: np.ndarray) -> None:
         """Per-deal sums for the arc intervals, from hits summed over each deal's games."""
-        r = hits[:, :, arc.H_REACHED]
-        h = hits[:, :, arc.H_LEADER_WINS]
-        d = self.arc_deal
-        d[:, D_R] += r.sum(axis=0)
-        d[:, D_H] += h.sum(axis=0)
-        d[:, D_RR] += (r * r).sum(axis=0)
-        d[:, D_HH] += (h * h).sum(axis=0)
-        d[:, D_HR] += (h * r).sum(axis=0)
-        d[:, D_N] += (r > 0).sum(axis=0)
+        fold_hits(hits, self.arc_deal)
 
     def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
         """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for
-        simcli.compile's check of what the disk cache holds."""
+        simcli.compile's check of what the disk cache holds. When every row is a deal
+        (``game_is_deal``) the arc's per-deal sums are folded from the rows (``fold_game_deals``);
+        rotated runs fold them from a deal's summed hits (``fold_arc_deals``)."""
         S = self.n_seats
         calls = [(fold_chunk, (out, S, self.n_counters, self.score_lo, self.len_lo,
                                bool(lower_is_better), bool(game_is_deal), self.win_units, self.win_sq,
@@ -98,6 +90,9 @@ class Accumulators:
             row = RowLayout(S, self.n_counters)
             calls.append((arc.fold_rows, (out, row.arc.start, S, row.winners, row.flags,
                                           self.arc_misc, self.arc_start, self.arc_end)))
+            if game_is_deal:
+                calls.append((fold_game_deals, (out, row.arc.start, S, row.winners, row.flags,
+                                                self.arc_deal)))
         return calls
 
     def fold_deals(self, units: np.ndarray) -> None:
@@ -169,3 +164,48 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
             misc[M_GAP_GAMES] += 1
         for c in range(C):
             counters[c] += out[i, c_counter0 + c]
+
+
+@jit
+def fold_hits(hits, deal):
+    """``arc_deal`` sums (D_*) from per-deal hits (deals x arc.N_SLOTS x 2): r, h, r^2, h^2, h*r
+    and the deals with r > 0, per slot."""
+    for i in range(hits.shape[0]):
+        for k in range(hits.shape[1]):
+            r = hits[i, k, arc.H_REACHED]
+            h = hits[i, k, arc.H_LEADER_WINS]
+            deal[k, D_R] += r
+            deal[k, D_H] += h
+            deal[k, D_RR] += r * r
+            deal[k, D_HH] += h * h
+            deal[k, D_HR] += h * r
+            if r > 0:
+                deal[k, D_N] += 1
+
+
+@jit
+def fold_game_deals(out, base, S, winners_col, flags_col, deal):
+    """``fold_hits`` of ``arc.game_hits`` when every row is its own deal, without the hits array:
+    a game reaches a slot at most once (r = 1) and its leader wins there at most once (h <= r),
+    so r^2 = r, h^2 = h * r = h and the slot counts a deal once (the same conditions and masks
+    as ``arc.game_hits``)."""
+    for i in range(out.shape[0]):
+        K = out[i, base + arc.A_K]
+        winners = out[i, winners_col]
+        if K == 0 or winners == 0 or (out[i, flags_col] & FLAG_TIMEOUT):
+            continue
+        n = min(K, arc.DEPTH)
+        for k in range(2 * n):     # slots c - 1 = k (from the start), then DEPTH + j (from the end)
+            if k < n:
+                slot = k
+                m = arc.first_mask(out, i, base, k + 1)
+            else:
+                slot = arc.DEPTH + k - n
+                m = arc.end_mask(out, i, base, k - n)
+            deal[slot, D_R] += 1
+            deal[slot, D_RR] += 1
+            deal[slot, D_N] += 1
+            if m & winners:
+                deal[slot, D_H] += 1
+                deal[slot, D_HH] += 1
+                deal[slot, D_HR] += 1
