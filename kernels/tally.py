@@ -59,8 +59,11 @@ class Accumulators:
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
         per-deal squares are folded separately (``fold_deals``), once per deal."""
+        seen = (self.arc_start.copy(), self.arc_end.copy())
         for fn, args in self.fold_calls(out, lower_is_better, game_is_deal):
             fn(*args)
+        if game_is_deal and self.n_seats > 1:   # rotated runs fold a deal's hits (fold_arc_deals)
+            self._fold_game_deals(*seen)
 
     def arc_hits(self, out: np.ndarray, hits: np.ndarray | None = None) -> np.ndarray:
         """Per-row arc checkpoint hits (rows x arc.N_SLOTS x 2), added into ``hits`` if given
@@ -72,15 +75,30 @@ class Accumulators:
         arc.game_hits(out, row.arc.start, S, row.winners, row.flags, hits)
         return hits
 
+    def _fold_game_deals(self, start0: np.ndarray, end0: np.ndarray) -> None:
+        """The arc's per-deal sums when every folded row is its own deal, from what ``arc.fold_rows``
+        just added to ``arc_start`` / ``arc_end`` (whose values before were ``start0`` / ``end0``).
+
+        A game reaches a slot at most once (r = 1) and its leader wins there at most once
+        (h <= r), so r^2 = r, h^2 = h * r = h and the deals reaching a slot are the games reaching
+        it; ``fold_rows`` counts those games (T_GAMES) and leader wins (T_LEADER_WINS) per slot
+        with the same exclusions and masks as ``arc.game_hits``. Nothing per row is done again."""
+        r = np.concatenate([self.arc_start[:, arc.T_GAMES] - start0[:, arc.T_GAMES],
+                            self.arc_end[:, arc.T_GAMES] - end0[:, arc.T_GAMES]])
+        h = np.concatenate([self.arc_start[:, arc.T_LEADER_WINS] - start0[:, arc.T_LEADER_WINS],
+                            self.arc_end[:, arc.T_LEADER_WINS] - end0[:, arc.T_LEADER_WINS]])
+        for col in (D_R, D_RR, D_N):
+            self.arc_deal[:, col] += r
+        for col in (D_H, D_HH, D_HR):
+            self.arc_deal[:, col] += h
+
     def fold_arc_deals(self, hits: np.ndarray) -> None:
         """Per-deal sums for the arc intervals, from hits summed over each deal's games."""
         fold_hits(hits, self.arc_deal)
 
     def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
         """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for
-        simcli.compile's check of what the disk cache holds. When every row is a deal
-        (``game_is_deal``) the arc's per-deal sums are folded from the rows (``fold_game_deals``);
-        rotated runs fold them from a deal's summed hits (``fold_arc_deals``)."""
+        simcli.compile's check of what the disk cache holds."""
         S = self.n_seats
         calls = [(fold_chunk, (out, S, self.n_counters, self.score_lo, self.len_lo,
                                bool(lower_is_better), bool(game_is_deal), self.win_units, self.win_sq,
@@ -90,9 +108,6 @@ class Accumulators:
             row = RowLayout(S, self.n_counters)
             calls.append((arc.fold_rows, (out, row.arc.start, S, row.winners, row.flags,
                                           self.arc_misc, self.arc_start, self.arc_end)))
-            if game_is_deal:
-                calls.append((fold_game_deals, (out, row.arc.start, S, row.winners, row.flags,
-                                                self.arc_deal)))
         return calls
 
     def fold_deals(self, units: np.ndarray) -> None:
@@ -182,30 +197,3 @@ def fold_hits(hits, deal):
             if r > 0:
                 deal[k, D_N] += 1
 
-
-@jit
-def fold_game_deals(out, base, S, winners_col, flags_col, deal):
-    """``fold_hits`` of ``arc.game_hits`` when every row is its own deal, without the hits array:
-    a game reaches a slot at most once (r = 1) and its leader wins there at most once (h <= r),
-    so r^2 = r, h^2 = h * r = h and the slot counts a deal once (the same conditions and masks
-    as ``arc.game_hits``)."""
-    for i in range(out.shape[0]):
-        K = out[i, base + arc.A_K]
-        winners = out[i, winners_col]
-        if K == 0 or winners == 0 or (out[i, flags_col] & FLAG_TIMEOUT):
-            continue
-        n = min(K, arc.DEPTH)
-        for k in range(2 * n):     # slots c - 1 = k (from the start), then DEPTH + j (from the end)
-            if k < n:
-                slot = k
-                m = arc.first_mask(out, i, base, k + 1)
-            else:
-                slot = arc.DEPTH + k - n
-                m = arc.end_mask(out, i, base, k - n)
-            deal[slot, D_R] += 1
-            deal[slot, D_RR] += 1
-            deal[slot, D_N] += 1
-            if m & winners:
-                deal[slot, D_H] += 1
-                deal[slot, D_HH] += 1
-                deal[slot, D_HR] += 1
