@@ -36,6 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = ("forecasts-cubes:4", "forecasts-bid:4", "pgc:4", "sudden-skies:4", "daily-weather:1")
+# `simcli run daily-weather` plays every date of the year (365 jobs): one date is one job, like the
+# other games (the base variant's own date, Wednesday 23 December)
+DAILY_DATE = "2026-12-23"
 ANCHOR_PLACES = (ROOT.parent / "shared" / "anchors" / "anchor_rate.py",
                  Path("/work/shared/anchors/anchor_rate.py"))
 
@@ -74,6 +77,8 @@ def simcli_wall(game: str, players: int, games: int, threads: int, a, repo: str)
                "--no-progress", "--out", out + "/r"]
         if a.chunk:
             cmd += ["--chunk", str(a.chunk)]
+        if game == "daily-weather":
+            cmd += ["--date", DAILY_DATE]
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run(cmd, check=True, env=env, cwd=repo, stdout=subprocess.DEVNULL)
