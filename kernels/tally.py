@@ -59,10 +59,11 @@ class Accumulators:
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
         per-deal squares are folded separately (``fold_deals``), once per deal."""
+        seen = (self.arc_start.copy(), self.arc_end.copy())
         for fn, args in self.fold_calls(out, lower_is_better, game_is_deal):
             fn(*args)
         if game_is_deal and self.n_seats > 1:   # rotated runs fold a deal's hits (fold_arc_deals)
-            self.fold_arc_deals(self.arc_hits(out))
+            self._fold_game_deals(*seen)
 
     def arc_hits(self, out: np.ndarray, hits: np.ndarray | None = None) -> np.ndarray:
         """Per-row arc checkpoint hits (rows x arc.N_SLOTS x 2), added into ``hits`` if given
@@ -74,17 +75,26 @@ class Accumulators:
         arc.game_hits(out, row.arc.start, S, row.winners, row.flags, hits)
         return hits
 
+    def _fold_game_deals(self, start0: np.ndarray, end0: np.ndarray) -> None:
+        """The arc's per-deal sums when every folded row is its own deal, from what ``arc.fold_rows``
+        just added to ``arc_start`` / ``arc_end`` (whose values before were ``start0`` / ``end0``).
+
+        A game reaches a slot at most once (r = 1) and its leader wins there at most once
+        (h <= r), so r^2 = r, h^2 = h * r = h and the deals reaching a slot are the games reaching
+        it; ``fold_rows`` counts those games (T_GAMES) and leader wins (T_LEADER_WINS) per slot
+        with the same exclusions and masks as ``arc.game_hits``. Nothing per row is done again."""
+        r = np.concatenate([self.arc_start[:, arc.T_GAMES] - start0[:, arc.T_GAMES],
+                            self.arc_end[:, arc.T_GAMES] - end0[:, arc.T_GAMES]])
+        h = np.concatenate([self.arc_start[:, arc.T_LEADER_WINS] - start0[:, arc.T_LEADER_WINS],
+                            self.arc_end[:, arc.T_LEADER_WINS] - end0[:, arc.T_LEADER_WINS]])
+        for col in (D_R, D_RR, D_N):
+            self.arc_deal[:, col] += r
+        for col in (D_H, D_HH, D_HR):
+            self.arc_deal[:, col] += h
+
     def fold_arc_deals(self, hits: np.ndarray) -> None:
         """Per-deal sums for the arc intervals, from hits summed over each deal's games."""
-        r = hits[:, :, arc.H_REACHED]
-        h = hits[:, :, arc.H_LEADER_WINS]
-        d = self.arc_deal
-        d[:, D_R] += r.sum(axis=0)
-        d[:, D_H] += h.sum(axis=0)
-        d[:, D_RR] += (r * r).sum(axis=0)
-        d[:, D_HH] += (h * h).sum(axis=0)
-        d[:, D_HR] += (h * r).sum(axis=0)
-        d[:, D_N] += (r > 0).sum(axis=0)
+        fold_hits(hits, self.arc_deal)
 
     def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
         """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for
@@ -169,3 +179,21 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
             misc[M_GAP_GAMES] += 1
         for c in range(C):
             counters[c] += out[i, c_counter0 + c]
+
+
+@jit
+def fold_hits(hits, deal):
+    """``arc_deal`` sums (D_*) from per-deal hits (deals x arc.N_SLOTS x 2): r, h, r^2, h^2, h*r
+    and the deals with r > 0, per slot."""
+    for i in range(hits.shape[0]):
+        for k in range(hits.shape[1]):
+            r = hits[i, k, arc.H_REACHED]
+            h = hits[i, k, arc.H_LEADER_WINS]
+            deal[k, D_R] += r
+            deal[k, D_H] += h
+            deal[k, D_RR] += r * r
+            deal[k, D_HH] += h * h
+            deal[k, D_HR] += h * r
+            if r > 0:
+                deal[k, D_N] += 1
+

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels import layout
-from kernels.tally import M_DEALS, M_GAMES
+from kernels import arc, layout
+from kernels.tally import D_H, D_HH, D_HR, D_N, D_R, D_RR, M_DEALS, M_GAMES
 from simcli.config import jobs as cfg
 from simcli.report import tables as report
 from simcli.engine import runner
@@ -49,6 +49,35 @@ def test_rotated_squares_sum_a_deals_rotations_first():
     for row in seats.iter_rows(named=True):
         lo, hi = wilson(row["win_share"], 8000)
         assert row["win_ci_high"] - row["win_ci_low"] > hi - lo
+
+
+def _deal_sums(hits: np.ndarray) -> np.ndarray:
+    """The arc's per-deal sums (slots x D_*) from per-deal hits, with numpy (not kernels.tally)."""
+    r, h = hits[:, :, arc.H_REACHED], hits[:, :, arc.H_LEADER_WINS]
+    out = np.zeros((arc.N_SLOTS, 6), dtype=np.int64)
+    for col, v in ((D_R, r), (D_H, h), (D_RR, r * r), (D_HH, h * h), (D_HR, h * r), (D_N, r > 0)):
+        out[:, col] = v.sum(axis=0)
+    return out
+
+
+def _hits(job, rows: np.ndarray) -> np.ndarray:
+    row = layout.RowLayout(job.seats.shape[0], len(job.module.COUNTERS))
+    hits = np.zeros((rows.shape[0], arc.N_SLOTS, 2), dtype=np.int64)
+    arc.game_hits(rows, row.arc.start, row.S, row.winners, row.flags, hits)
+    return hits
+
+
+@pytest.mark.parametrize("game", ["forecasts-cubes", "pgc", "sudden-skies"])
+def test_arc_deal_sums_are_the_squares_of_each_deals_hits(game):
+    """Unrotated, each game is a deal (the runner folds rows without a hits array); rotated, a
+    deal's rotations add their hits first. Both against numpy on arc.game_hits of the rows."""
+    job = cfg.resolve(game, None, 4)
+    (res,) = runner.run_jobs([job], 1200, 3, chunk=500, progress=False)
+    assert res.acc.arc_deal.any()
+    assert np.array_equal(res.acc.arc_deal, _deal_sums(_hits(job, runner.play_chunk(job, 3, 0, 1200))))
+    (rot,) = runner.run_jobs([job], 300, 3, chunk=128, progress=False, rotate=True)
+    hits = sum(_hits(rj, runner.play_chunk(rj, 3, 0, 300)) for rj in runner.rotated_jobs(job))
+    assert np.array_equal(rot.acc.arc_deal, _deal_sums(hits))
 
 
 @pytest.mark.parametrize("rotate", [False, True])

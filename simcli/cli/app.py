@@ -57,7 +57,7 @@ def _output(out: Optional[str], force: bool, *inputs) -> OutputFolder:
 def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False) -> None:
     """Games, their variants and player counts, rule switches and policies."""
     from simcli.config import catalogue
-    info = catalogue.describe_games()
+    info = catalogue.cached_games()
     for line in ([json.dumps(info, indent=2)] if as_json else catalogue.lines(info)):
         typer.echo(line)
 
