@@ -3,22 +3,24 @@
 The flat search (``mc:B``) plays every option on each of B samples and takes the best mean. The
 race plays the options on the same samples too (one determinisation per sample, shared by every
 option still in the race, and the same rollout random numbers for each: the sample's stream
-counter is reset before each option), but after each sample from the ``RACE_MIN``-th on it
-compares the leader (best total so far) with every other option still running, on their paired
-per-sample differences ``d``:
+counter is reset before each option), but after samples 4, 6, 8, 12, 16, 24, ... (``looks_at``)
+it compares the leader (best total so far) with every other option still running, on their
+paired per-sample differences ``d``:
 
 * dropped when the leader is clearly better: mean(d) > 0 and mean(d) > z * se(d), z = 2.5
   (sums of d and d^2 kept as exact integers, the test in float64; a difference of the same
   sign on every sample passes it);
 * dropped as equivalent when it has scored exactly the leader's value on every one of at least
-  ``RACE_EQ`` samples (the earlier option is kept, as the flat search's tie rule does).
+  max(``RACE_EQ``, B / 4) samples (the earlier option is kept, as the flat search's tie rule
+  does).
 
 It stops as soon as one option is left, or after B samples; the pick is the best total among the
 options still running (ties: the earlier). So B is still the budget per option, and a decision
 whose best option stands out costs a few samples instead of B, while a close one still gets
 all B. An indifference margin (also drop an option that cannot be better than the leader by
 delta) was tried and cost strength: forecasts-cubes race:16 with delta = 0.25 round points
--0.041 [-0.060, -0.022] win share against mc:16 (benchmarks/RESULTS.md, issue #26).
+-0.041 [-0.060, -0.022] win share against mc:16; so did a look after every sample (race:64
+-0.023 [-0.042, -0.005] against mc:64) (benchmarks/RESULTS.md, issue #26).
 Everything is deterministic arithmetic on the game's integer rollout values and the seat's keyed
 SEARCH stream: reproducible for any thread count, chunk size or backend.
 
