@@ -14,17 +14,18 @@ import numpy as np
 _SEARCH = np.zeros(1, dtype=np.int64)
 
 
-def has_seat(seats, code: int) -> bool:
-    """Whether some seat row's policy code is ``code`` (e.g. a game's ``P_MC``)."""
-    return bool((np.asarray(seats)[:, 0] == code).any())
+def has_seat(seats, code) -> bool:
+    """Whether some seat row's policy code is ``code`` (e.g. a game's ``P_MC``), or one of the
+    codes of a tuple (a game's search players: ``(P_MC, P_RACE)``)."""
+    return bool(np.isin(np.asarray(seats)[:, 0], np.asarray(code)).any())
 
 
-def search_arg(seats, mc_code: int):
-    """``None`` unless some seat row's policy code is ``mc_code``."""
+def search_arg(seats, mc_code):
+    """``None`` unless some seat row's policy code is ``mc_code`` (an int or a tuple of codes)."""
     return _SEARCH if has_seat(seats, mc_code) else None
 
 
-def entry_points(play_games, play_games_serial, trace_game, mc_code: int):
+def entry_points(play_games, play_games_serial, trace_game, mc_code):
     def _play_games(params, seats, seed, first_game, out):
         """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
         play_games(params, seats, seed, first_game, out, search_arg(seats, mc_code))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import arc, builds, layout, rng
+from . import arc, builds, layout, race, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
@@ -64,18 +64,20 @@ RULES = (
                 "says 'finish strictly above'; they differ only after a sudden death"),
 )
 
-P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED = 0, 1, 2, 3, 4
+P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED, P_RACE = 0, 1, 2, 3, 4, 5
 
 
 # ``rival`` is the Rival's automaton: only for the Rival's own seat row (``extra_seats``), never
 # for a player seat (the kernel recognises the Rival Station by that code in the third seat row).
 # ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below).
 POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL, "mc": P_MC,
-            "tuned": P_TUNED}
+            "tuned": P_TUNED, "race": P_RACE}
 FIXED_POLICIES = ("rival",)
 # mc:BUDGET:ROLLOUT - samples per decision (every option is played forward from each sample)
 # and the policy every seat follows inside a rollout
-POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+# race:BUDGET:ROLLOUT - the same search with the options raced (kernels/race.py, docs/search.md)
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
+               "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly. Estimates are in
@@ -241,7 +243,8 @@ S_NEXT = S_DRAWS + N_CARDS
 S_FORBID = S_NEXT + MAX_SEATS      # + seat: restriction bits it obeys (restricted play)
 S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
 S_KNOB = S_WATCH + MAX_SEATS       # + NK * seat: the seat's knobs (KNOBS; a heuristic seat: the defaults)
-ST_SIZE = S_KNOB + NK * MAX_SEATS
+S_RACE = S_KNOB + NK * MAX_SEATS   # + seat: 1 when its search is raced (``race``; its S_POLICY is P_MC)
+ST_SIZE = S_RACE + MAX_SEATS
 
 # ---- restrictions (restricted play, ``POLICY+RESTRICTION``; docs/games/forecasts-bid.md) -------
 X_NO_INVEST, X_NO_MARKET, X_NO_BUY, X_NO_DRAW, X_BID_ZERO, X_NO_CLEAR, X_NO_EXTENDED = range(7)
@@ -428,6 +431,8 @@ def init_game(st, players, market_on):
     reset_tracking(st)
     for i in range(2 * MAX_SEATS):
         st[S_MCARG + i] = 0
+    for i in range(MAX_SEATS):
+        st[S_RACE + i] = 0
     for s in range(MAX_SEATS):
         st[S_FORBID + s] = 0
         st[S_WATCH + s] = 0
@@ -1718,16 +1723,64 @@ def apply_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n)
 
 
 @jit
+def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys):
+    """One sample of seat ``me``'s decision into ``det`` (what me cannot see re-dealt; an
+    Investment: the state as it is), every seat but the Rival on me's rollout policy with me's
+    knob row, and the sample's rollout stream keys ``rkeys`` (one draw of ``slot``)."""
+    S = st[S_SEATS]
+    rpol = st[S_MCARG + 2 * me + 1]
+    if dkind == D_INVEST:       # before the deal: nothing of this round is known yet
+        for i in range(ST_SIZE):
+            det[i] = st[i]
+    else:
+        determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
+    for o in range(S):          # every seat on the rollout policy, with me's knob row
+        if o != det[S_RIVAL]:
+            det[S_POLICY + o] = P_HEURISTIC if rpol == P_TUNED else rpol
+            for k in range(NK):
+                det[S_KNOB + NK * o + k] = st[S_KNOB + NK * me + k]
+    base = rng.bits(keys[slot], ctrs[slot])
+    ctrs[slot] += 1
+    for p in range(S + 2):
+        rkeys[p] = rng.bits(base, p)
+
+
+@jit
+def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n, final):
+    """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
+    ``sim``): value = (S - 1) x me's Reputation change minus the other seats' changes; win units
+    (a round that can end the game, ``final``): layout.SHARE_UNIT per win, shared by a tie."""
+    S = st[S_SEATS]
+    for x in range(ST_SIZE):
+        sim[x] = det[x]
+    for p in range(S + 2):
+        rctrs[p] = 0
+    plays = apply_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
+    v = 0
+    for o in range(S):
+        d = sim[S_REP + o] - st[S_REP + o]
+        v += (S - 1) * d if o == me else -d
+    units = 0
+    if final:
+        w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
+        if (w >> me) & 1:
+            units = layout.SHARE_UNIT // popcount(w)
+    return v, units, plays
+
+
+@jit
 def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
     sum of (S - 1) x its Reputation change this round minus the other seats' changes (S times
     its lead over their mean change); in a round that can end the game, first the win units
     it takes in the samples (layout.SHARE_UNIT per win, shared by a tie for the lead). Each sample re-deals what me cannot see once and plays
     every option forward from it (common random numbers: the same rollout streams too); ties go
-    to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream)."""
+    to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream). A ``race`` seat
+    races the options instead (``race_search``)."""
+    if st[S_RACE + me]:
+        return race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
-    rpol = st[S_MCARG + 2 * me + 1]
     total = np.zeros(n_opt, dtype=np.int64)
     # a round whose scoring can end the game (the last regular round, the sudden death): the
     # samples' win units come first, so an option that wins the game in every sample is taken
@@ -1746,36 +1799,13 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     ev_n = np.zeros(1, dtype=np.int64)
     plays = 0
     for _ in range(budget):
-        if dkind == D_INVEST:       # before the deal: nothing of this round is known yet
-            for i in range(ST_SIZE):
-                det[i] = st[i]
-        else:
-            determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
-        for o in range(S):          # every seat on the rollout policy, with me's knob row
-            if o != det[S_RIVAL]:
-                det[S_POLICY + o] = P_HEURISTIC if rpol == P_TUNED else rpol
-                for k in range(NK):
-                    det[S_KNOB + NK * o + k] = st[S_KNOB + NK * me + k]
-        base = rng.bits(keys[slot], ctrs[slot])
-        ctrs[slot] += 1
-        for p in range(S + 2):
-            rkeys[p] = rng.bits(base, p)
+        _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
         for i in range(n_opt):
-            for x in range(ST_SIZE):
-                sim[x] = det[x]
-            for p in range(S + 2):
-                rctrs[p] = 0
-            plays += apply_option(sim, me, dkind, opts[i], j, shed, taken, done, rkeys, rctrs,
-                                  ev, ev_n)
-            v = 0
-            for o in range(S):
-                d = sim[S_REP + o] - st[S_REP + o]
-                v += (S - 1) * d if o == me else -d
+            v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done,
+                                        rkeys, rctrs, ev, ev_n, final)
+            plays += p
             total[i] += v
-            if final:
-                w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
-                if (w >> me) & 1:
-                    wins[i] += layout.SHARE_UNIT // popcount(w)
+            wins[i] += units
     st[S_COUNT + C_MC_ROLLOUTS] += budget * n_opt
     st[S_COUNT + C_MC_PLAYS] += plays
     best = 0
@@ -1783,6 +1813,57 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
         if wins[i] > wins[best] or (wins[i] == wins[best] and total[i] > total[best]):
             best = i
     return best
+
+
+# A race's per-sample value in a round that can end the game: win units first (|value| < 2^15
+# for any seat count, so a win unit outweighs the Reputation part of one sample)
+WIN_WEIGHT = 1 << 16
+
+
+@jit
+def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
+    """``mc_search`` for a ``race`` seat (kernels/race.py): the options run on common samples
+    (one re-deal and the same rollout streams for every option), and an option the leader
+    clearly beats stops being sampled; the value of a sample is the flat search's value, plus
+    WIN_WEIGHT x its win units in a round that can end the game."""
+    S = st[S_SEATS]
+    budget = st[S_MCARG + 2 * me]
+    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    alive, total, Sd, Qd = race.new_race(n_opt)
+    vals = np.zeros(n_opt, dtype=np.int64)
+    det = np.empty(ST_SIZE, dtype=np.int64)
+    sim = np.empty(ST_SIZE, dtype=np.int64)
+    cards = np.empty(N_CARDS, dtype=np.int64)
+    loc = np.empty(N_CARDS, dtype=np.int64)
+    low = np.empty(N_CARDS, dtype=np.int64)
+    cap = np.empty(N_LOC, dtype=np.int64)
+    room = np.empty(N_LOC, dtype=np.int64)
+    rkeys = np.empty(S + 2, dtype=np.uint64)
+    rctrs = np.zeros(S + 2, dtype=np.int64)
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    plays = 0
+    rollouts = 0
+    base = ctrs[slot]
+    left = n_opt
+    m = 0
+    while left > 1 and m < budget:
+        ctrs[slot] = base + m * race.STRIDE
+        _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+        for i in range(n_opt):
+            if alive[i]:
+                v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done,
+                                            rkeys, rctrs, ev, ev_n, final)
+                vals[i] = v + WIN_WEIGHT * units
+                plays += p
+                rollouts += 1
+        race.record(vals, alive, total, Sd, Qd, n_opt)
+        m += 1
+        left = race.prune(alive, total, Sd, Qd, n_opt, m, budget)
+    ctrs[slot] = base + budget * race.STRIDE
+    st[S_COUNT + C_MC_ROLLOUTS] += rollouts
+    st[S_COUNT + C_MC_PLAYS] += plays
+    return race.leader(alive, total, n_opt)
 
 
 # The search player's entry points (mc_invest, mc_bid, mc_market_turn, mc_play) allocate their
@@ -1915,10 +1996,14 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             # a tuned seat plays the heuristic's rule with its own knob row; an mc seat keeps
             # the knob row of its rollout policy (tuned: its row's knob columns)
             pol = seats[s, 0]
+            if search is not None and pol == P_RACE:    # the same search player, raced
+                pol = P_MC
+                st[S_RACE + s] = 1
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
-            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC if search is not None else -1,
+            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED,
+                          (P_RACE if seats[s, 0] == P_RACE else P_MC) if search is not None else -1,
                           st, S_KNOB + NK * s)
-            if search is not None and seats[s, 0] == P_MC:
+            if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.stream_key(seed, g, rng.SEARCH, s)
@@ -2046,7 +2131,7 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(
-    _play_games, _play_games_serial, _trace_game, P_MC)
+    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE))
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
     """Per-variant rates from the integer counter sums (NaN where nothing was counted)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from . import arc, builds, layout, rng
+from . import arc, builds, layout, race, rng
 from ._jit import jit, pjit
 
 # Speed notes (CPU-time A/B on one thread, bit-identical results; benchmarks/RESULTS.md):
@@ -54,12 +54,13 @@ RULES = (
     Rule("rounds", R_ROUNDS, 4, "rounds in a game", lo=1, hi=12, ruling="rulebook: 4 rounds"),
 )
 
-P_RANDOM, P_HEURISTIC, P_MC, P_TUNED = 0, 1, 2, 3
+P_RANDOM, P_HEURISTIC, P_MC, P_TUNED, P_RACE = 0, 1, 2, 3, 4
 # ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below)
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED}
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED, "race": P_RACE}
 # mc:BUDGET:ROLLOUT - rollouts per option (determinisations shared across options) and the
 # policy every seat follows inside a rollout
-POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
+               "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly.
@@ -511,6 +512,12 @@ def adv_gain_at(kn, kb, rnd):
 
 
 # ---- search player (mc) -------------------------------------------------------------------
+@jit(inline='always')
+def _searches(pol):
+    """Whether a seat on ``pol`` searches (``mc``, or ``race``: the same search, raced)."""
+    return pol == P_MC or pol == P_RACE
+
+
 # What an mc seat may use: its own hand, its own forecast, every card played this round and by
 # whom (so which suits a seat has shown void in), the cubes, hand sizes, who holds an unused
 # Advisory. What it may not: other hands, other forecasts (secret), the undealt card at 3p.
@@ -628,9 +635,64 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
 
 
 @jit
+def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2, kn, kb):
+    """One sample: re-deal the hidden cards into ``det`` and give every other seat the
+    forecast its rule makes from its sampled original hand (``f2``)."""
+    _determinize(me, hands, seen, voids, P, keys, ctrs, slot, det, scratch)
+    for o in range(P):
+        if o != me:
+            f2[o] = knob_forecast(det[o] | round_played[o], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
+                                  kn[kb + K_FC_COUNT])
+
+
+@jit
+def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_left, advisory_on, P, t,
+                  n_tricks, leader, played, k, led_suit, best_card, red, rpol, keys, ctrs, slot, mcstat,
+                  forbid, kn, kb, rnd):
+    """``me``'s round points after option ``opt`` on the sample ``det``/``f2``, the round played
+    on by ``rpol`` (works on the scratch arrays h2, c2, a2, p2)."""
+    for o in range(P):
+        h2[o] = det[o]
+        a2[o] = adv_left[o]
+        p2[o] = played[o]
+        if o == me:
+            f2[o] = forecast[o]
+    for b in range(3):
+        c2[b] = cubes[b]
+    tt, ld, kk, ls, bc = t, leader, k, led_suit, best_card
+    if kind == 0:
+        f2[me] = opt
+    elif kind == 1:
+        h2[me] &= ~(np.int64(1) << opt)
+        p2[me] = opt
+        if kk == 0:
+            ls = opt // N_RANKS
+            bc = opt
+        elif opt // N_RANKS == ls and opt > bc:
+            bc = opt
+        kk += 1
+    else:
+        size = opt // 2
+        c2[move_source(red, opt % 2)] -= size
+        c2[move_dest(red, opt % 2)] += size
+        if size == 2:
+            a2[me] = 0
+        tt += 1
+        ld = me
+        kk = 0
+        ls = -1
+        bc = -1
+    mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
+                          rpol, keys, ctrs, slot, me, forbid, kn, kb, rnd)
+    mcstat[0] += 1
+    pts, _ = round_points(c2, f2[me])
+    return pts
+
+
+@jit
 def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-               budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd):
+               budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, race=False):
     """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples.
 
     kind 0: forecast (options = F_HOT/F_COLD); 1: card (options = cards); 2: cube move
@@ -638,10 +700,15 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
     option forward from it (common random numbers); ties go to the earlier option. ``me``'s
     moves in the rollouts obey its restriction bits ``forbid``. The rollout policy ``rpol``
     (tuned: the heuristic's rule) uses the knob row ``kn[kb:kb + NK]`` (round ``rnd``), also for
-    the other seats' sampled forecasts.
+    the other seats' sampled forecasts. ``race``: the ``race`` player (``_race_choose``).
     """
     if rpol == P_TUNED:
         rpol = P_HEURISTIC
+    if race:
+        return _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on,
+                            P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
+                            round_played, red, budget, rpol, keys, ctrs, slot, mcstat, forbid, kn,
+                            kb, rnd)
     total = np.zeros(n_opt, dtype=np.int64)
     det = np.zeros(P, dtype=np.int64)
     scratch = np.zeros(40, dtype=np.int64)
@@ -654,49 +721,13 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
     for o in range(P):
         seen |= round_played[o]
     for _ in range(budget):
-        _determinize(me, hands, seen, voids, P, keys, ctrs, slot, det, scratch)
-        for o in range(P):
-            if o != me:
-                f2[o] = knob_forecast(det[o] | round_played[o], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
-                                      kn[kb + K_FC_COUNT])
+        _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
+                       kn, kb)
         for i in range(n_opt):
-            for o in range(P):
-                h2[o] = det[o]
-                a2[o] = adv_left[o]
-                p2[o] = played[o]
-                if o == me:
-                    f2[o] = forecast[o]
-            for b in range(3):
-                c2[b] = cubes[b]
-            opt = options[i]
-            tt, ld, kk, ls, bc = t, leader, k, led_suit, best_card
-            if kind == 0:
-                f2[me] = opt
-            elif kind == 1:
-                h2[me] &= ~(np.int64(1) << opt)
-                p2[me] = opt
-                if kk == 0:
-                    ls = opt // N_RANKS
-                    bc = opt
-                elif opt // N_RANKS == ls and opt > bc:
-                    bc = opt
-                kk += 1
-            else:
-                size = opt // 2
-                c2[move_source(red, opt % 2)] -= size
-                c2[move_dest(red, opt % 2)] += size
-                if size == 2:
-                    a2[me] = 0
-                tt += 1
-                ld = me
-                kk = 0
-                ls = -1
-                bc = -1
-            mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
-                                  rpol, keys, ctrs, slot, me, forbid, kn, kb, rnd)
-            mcstat[0] += 1
-            pts, _ = round_points(c2, f2[me])
-            total[i] += pts
+            total[i] += _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2, cubes, forecast,
+                                      adv_left, advisory_on, P, t, n_tricks, leader, played, k,
+                                      led_suit, best_card, red, rpol, keys, ctrs, slot, mcstat,
+                                      forbid, kn, kb, rnd)
     best = 0
     for i in range(1, n_opt):
         if total[i] > total[best]:
@@ -705,9 +736,68 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
 
 
 @jit
+def _equivalent_cards(options, n_opt, hand, seen, alive):
+    """Mark dead each card option that is interchangeable with the option before it: the same
+    suit, and every card ranked between them is in ``hand`` or already played (``seen``), so
+    nobody can tell them apart in a trick. ``options`` are in ascending card order."""
+    known = hand | seen
+    for i in range(1, n_opt):
+        a = options[i - 1]
+        b = options[i]
+        if a // N_RANKS == b // N_RANKS:
+            between = ((np.int64(1) << b) - 1) & ~((np.int64(1) << (a + 1)) - 1)
+            if between & ~known == 0:
+                alive[i] = 0
+
+
+@jit
+def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
+                 n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
+                 budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd):
+    """``_mc_choose`` for the ``race`` player (kernels/race.py): interchangeable cards are
+    played once, and options the leader clearly beats on common samples stop being sampled."""
+    alive, total, S, Q = race.new_race(n_opt)
+    vals = np.zeros(n_opt, dtype=np.int64)
+    det = np.zeros(P, dtype=np.int64)
+    scratch = np.zeros(40, dtype=np.int64)
+    h2 = np.zeros(P, dtype=np.int64)
+    c2 = np.zeros(3, dtype=np.int64)
+    f2 = np.zeros(P, dtype=np.int64)
+    a2 = np.zeros(P, dtype=np.int64)
+    p2 = np.zeros(P, dtype=np.int64)
+    seen = 0
+    for o in range(P):
+        seen |= round_played[o]
+    if kind == 1:
+        _equivalent_cards(options, n_opt, hands[me], seen, alive)
+    base = ctrs[slot]
+    left = race.running(alive, n_opt)
+    m = 0
+    while left > 1 and m < budget:
+        ctrs[slot] = base + m * race.STRIDE
+        _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
+                       kn, kb)
+        c0 = ctrs[slot]
+        for i in range(n_opt):
+            if alive[i]:
+                ctrs[slot] = c0
+                vals[i] = _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2, cubes,
+                                        forecast, adv_left, advisory_on, P, t, n_tricks, leader,
+                                        played, k, led_suit, best_card, red, rpol, keys, ctrs, slot,
+                                        mcstat, forbid, kn, kb, rnd)
+        race.record(vals, alive, total, S, Q, n_opt)
+        m += 1
+        left = race.prune(alive, total, S, Q, n_opt, m, budget)
+    ctrs[slot] = base + budget * race.STRIDE
+    return race.leader(alive, total, n_opt)
+
+
+@jit
 def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
              played, voids, round_played, seats, keys, ctrs, options, mcstat, kn, rnd):
     """A search seat's cube move, as size * 2 + option (kept out of line: the hot loop stays lean)."""
+    raced = seats[w, 0] == P_RACE
+    fb = seats[w, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0
     n = 0
     for size in range(1, 3):
         m = singles if size == 1 else doubles
@@ -718,8 +808,7 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
     return options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
                               t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
                               seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat,
-                              seats[w, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0,
-                              kn, NK * w, rnd)]
+                              fb, kn, NK * w, rnd, raced)]
 
 
 # ---- one game --------------------------------------------------------------------------------
@@ -780,14 +869,15 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
     for s in range(P):
         keys[s] = rng.index_key(seat_key, s)
         ctrs[s] = 0
-        if search is not None and seats[s, 0] == P_MC:
+        if search is not None and _searches(seats[s, 0]):
             keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
             ctrs[P + 1 + s] = 0
         score[s] = 0
         correct[s] = 0
         adv_left[s] = 1 if advisory_on else 0
         used_adv[s] = 0
-        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_MC, kn, NK * s)
+        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_RACE if seats[s, 0] == P_RACE else P_MC,
+                      kn, NK * s)
     mcstat[0] = 0
     mcstat[1] = 0
     decisions = 0
@@ -837,17 +927,19 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 forecast[s] = F_HOT if left == 1 << F_HOT else F_COLD
             elif pol == P_RANDOM:
                 forecast[s] = rng.below(keys, ctrs, s, 2)
-            elif search is None or pol != P_MC:     # heuristic, tuned: by the seat's knob row
+            elif search is None or not _searches(pol):     # heuristic, tuned: by the seat's knob row
                 kb = NK * s
                 forecast[s] = knob_forecast(hands[s], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
                                             kn[kb + K_FC_COUNT])
             else:
                 options[0] = F_HOT
                 options[1] = F_COLD
+                raced = pol == P_RACE
                 forecast[s] = options[_mc_choose(0, s, options, 2, hands, cubes, forecast, adv_left,
                                                  advisory_on, P, 0, n_tricks, leader, played, 0, -1, -1,
                                                  voids, round_played, False, seats[s, 1], seats[s, 2],
-                                                 keys, ctrs, P + 1 + s, mcstat, fb, kn, NK * s, rnd)]
+                                                 keys, ctrs, P + 1 + s, mcstat, fb, kn, NK * s, rnd,
+                                                 raced)]
             if wide and (forbidden_forecasts(seats[s, SEAT_WATCH]) >> forecast[s]) & 1:
                 rx_forbidden += 1
             decisions += 1
@@ -880,7 +972,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                     ctrs[s] = ctr
                     nxt[s] = rng.bits(keys[s], ctr) >> _S32
                     c = select_card(legal, np.int64((r * np.uint64(n)) >> _S32))
-                elif search is None or pol != P_MC:
+                elif search is None or not _searches(pol):
                     # (with one legal card the heuristic plays it); heuristic, tuned: the seat's knobs
                     kb = NK * s
                     c = heuristic_card(h, legal, led_suit, best_card, forecast[s], kn[kb + K_WIN_CHEAP],
@@ -894,11 +986,12 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                         options[n] = lowest_bit(m)
                         m &= m - 1
                         n += 1
+                    raced = pol == P_RACE
+                    fb = seats[s, SEAT_FORBID] if wide else 0
                     c = options[_mc_choose(1, s, options, n, hands, cubes, forecast, adv_left, advisory_on,
                                            P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
                                            round_played, False, seats[s, 1], seats[s, 2], keys, ctrs,
-                                           P + 1 + s, mcstat, seats[s, SEAT_FORBID] if wide else 0,
-                                           kn, NK * s, rnd)]
+                                           P + 1 + s, mcstat, fb, kn, NK * s, rnd, raced)]
                 decisions += 1
                 if search is not None:  # what a search seat may know: shown voids, cards played this round
                     if k > 0 and suit_of(c) != led_suit:
@@ -951,7 +1044,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 if pol == P_RANDOM:   # one draw over every move left, as _choose_move
                     size, option = nth_move(sing, doub,
                                             _draw_ahead(keys, ctrs, nxt, w, n) if n > 1 else 0)
-                elif search is not None and pol == P_MC and n > 1 and not final:
+                elif search is not None and _searches(pol) and n > 1 and not final:
                     pick = _mc_move(w, red, sing, doub, hands, cubes, forecast, adv_left,
                                     advisory_on, P, t, n_tricks, played, voids, round_played, seats,
                                     keys, ctrs, options, mcstat, kn, rnd)
@@ -1102,7 +1195,7 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(
-    _play_games, _play_games_serial, _trace_game, P_MC)
+    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE))
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:

@@ -248,6 +248,16 @@ def test_mc_takes_the_card_that_wins_the_game_over_a_better_round():
       3: 0 (+5); Reputation 33, 34, -4, 5: seat 1 wins.
     The round objective ((S-1) x own change - the others' changes) prefers 2C (12 - 4 = 8 against
     12 - 13 = -1); AD wins the game in every sample, so mc must play it."""
+    st, c = winning_card_position(8)
+    keys = np.zeros(2 * 4 + 2, dtype=np.uint64)
+    ctrs = np.zeros(2 * 4 + 2, dtype=np.int64)
+    for seed in range(3):
+        keys[4 + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
+        assert int(fb.mc_play(st.copy(), keys.copy(), ctrs.copy(), MC_SEAT)) == c["AD"]
+
+
+def winning_card_position(budget):
+    """(st, card codes) of the position above, seat 0 on mc:budget:heuristic."""
     from kernels.cards import parse_card
     c = {n: parse_card(n) for n in ("KH", "2H", "3H", "AD", "2C", "3C", "AC", "4C")}
     st = np.empty(fb.ST_SIZE, dtype=np.int64)
@@ -264,7 +274,7 @@ def test_mc_takes_the_card_that_wins_the_game_over_a_better_round():
         st[fb.S_POLICY + s] = fb.P_HEURISTIC
         st[fb.S_PLAYED + s] = -1
     st[fb.S_POLICY + MC_SEAT] = fb.P_MC
-    st[fb.S_MCARG + 2 * MC_SEAT] = 8
+    st[fb.S_MCARG + 2 * MC_SEAT] = budget
     st[fb.S_MCARG + 2 * MC_SEAT + 1] = fb.P_HEURISTIC
     st[fb.S_HAND + 0] = (1 << c["AD"]) | (1 << c["2C"])
     for s, n in ((1, "3C"), (2, "AC"), (3, "4C")):
@@ -287,8 +297,4 @@ def test_mc_takes_the_card_that_wins_the_game_over_a_better_round():
     st[fb.S_DECK_TOP] = 0
     st[fb.S_DECK_END] = 12
     st[fb.S_MARKET] = 0
-    keys = np.zeros(2 * S + 2, dtype=np.uint64)
-    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
-    for seed in range(3):
-        keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
-        assert int(fb.mc_play(st.copy(), keys.copy(), ctrs.copy(), MC_SEAT)) == c["AD"]
+    return st, c

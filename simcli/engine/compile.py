@@ -35,6 +35,7 @@ import numpy as np
 from simcli.errors import SimError
 
 SEARCH_POLICY = "mc"   # the policy whose seats need the search build (kernels/builds.py)
+SEARCH_POLICIES = ("mc", "race")   # every policy that plays in the search build
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,9 @@ class Build:
 
 
 def _has_search(job) -> bool:
-    code = job.module.POLICIES.get(SEARCH_POLICY)
+    codes = tuple(job.module.POLICIES[p] for p in SEARCH_POLICIES if p in job.module.POLICIES)
     from kernels import builds
-    return code is not None and builds.has_seat(job.seats, code)
+    return bool(codes) and builds.has_seat(job.seats, codes)
 
 
 def builds_for(jobs) -> list[Build]:

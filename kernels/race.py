@@ -1,0 +1,113 @@
+"""Racing the options of one search decision on common samples (the ``race`` player, issue #26).
+
+The flat search (``mc:B``) plays every option on each of B samples and takes the best mean. The
+race plays the options on the same samples too (one determinisation per sample, shared by every
+option still in the race, and the same rollout random numbers for each: the sample's stream
+counter is reset before each option), but after samples 4, 6, 8, 12, 16, 24, ... (``looks_at``)
+it compares the leader (best total so far) with every other option still running, on their
+paired per-sample differences ``d``:
+
+* dropped when the leader is clearly better: mean(d) > 0 and mean(d) > z * se(d), z = 2.5
+  (sums of d and d^2 kept as exact integers, the test in float64; a difference of the same
+  sign on every sample passes it);
+* dropped as equivalent when it has scored exactly the leader's value on every one of at least
+  max(``RACE_EQ``, B / 4) samples (the earlier option is kept, as the flat search's tie rule
+  does).
+
+It stops as soon as one option is left, or after B samples; the pick is the best total among the
+options still running (ties: the earlier). So B is still the budget per option, and a decision
+whose best option stands out costs a few samples instead of B, while a close one still gets
+all B. An indifference margin (also drop an option that cannot be better than the leader by
+delta) was tried and cost strength: forecasts-cubes race:16 with delta = 0.25 round points
+-0.041 [-0.060, -0.022] win share against mc:16; so did a look after every sample (race:64
+-0.023 [-0.042, -0.005] against mc:64) (benchmarks/RESULTS.md, issue #26).
+Everything is deterministic arithmetic on the game's integer rollout values and the seat's keyed
+SEARCH stream: reproducible for any thread count, chunk size or backend.
+
+Sample ``j`` of a decision starts at counter ``base + j * STRIDE`` of the seat's search stream,
+whatever was dropped before it; a decision leaves the counter at ``base + B * STRIDE``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+RACE_MIN = 4                 # samples every option gets before any can be dropped
+Z = 2.5                      # how sure the race must be before it drops an option
+RACE_EQ = 8                  # samples of identical values (and a quarter of the budget) before an
+                             # option counts as equivalent
+STRIDE = np.int64(1 << 24)   # stream counters per sample
+
+
+@jit
+def new_race(n_opt):
+    """(alive, total, S, Q): every option running, no sample yet."""
+    return (np.ones(n_opt, dtype=np.int64), np.zeros(n_opt, dtype=np.int64),
+            np.zeros((n_opt, n_opt), dtype=np.int64), np.zeros((n_opt, n_opt), dtype=np.int64))
+
+
+@jit
+def record(vals, alive, total, S, Q, n_opt):
+    """Add one common sample's values of the running options."""
+    for i in range(n_opt):
+        if alive[i]:
+            total[i] += vals[i]
+            for j in range(i + 1, n_opt):
+                if alive[j]:
+                    d = vals[i] - vals[j]
+                    S[i, j] += d
+                    Q[i, j] += d * d
+
+
+@jit
+def leader(alive, total, n_opt):
+    """The running option with the best total (the earliest on ties)."""
+    best = -1
+    for i in range(n_opt):
+        if alive[i] and (best < 0 or total[i] > total[best]):
+            best = i
+    return best
+
+
+@jit
+def looks_at(m):
+    """Whether the race compares after sample ``m``: 4, 6, 8, 12, 16, 24, 32, 48, ... (each look
+    at z = 2.5 adds to the chance of dropping an option that is really better)."""
+    if m < RACE_MIN:
+        return False
+    while m % 2 == 0:
+        m //= 2
+    return m == 1 or m == 3
+
+
+@jit
+def prune(alive, total, S, Q, n_opt, m, budget):
+    """Drop the options the leader clearly beats, or equals on every sample, after ``m`` common
+    samples (of ``budget``); returns how many are still running."""
+    if not looks_at(m):
+        return running(alive, n_opt)
+    L = leader(alive, total, n_opt)
+    left = 1
+    for j in range(n_opt):
+        if not alive[j] or j == L:
+            continue
+        si = S[L, j] if L < j else -S[j, L]     # >= 0: L leads on the same m samples
+        qi = Q[L, j] if L < j else Q[j, L]
+        mean = si / m
+        var = max(qi / m - mean * mean, 0.0) * m / (m - 1)
+        if si > 0 and mean > Z * np.sqrt(var / m):
+            alive[j] = 0
+        elif si == 0 and qi == 0 and m >= RACE_EQ and 4 * m >= budget:
+            alive[j] = 0
+        else:
+            left += 1
+    return left
+
+
+@jit
+def running(alive, n_opt):
+    c = 0
+    for i in range(n_opt):
+        c += alive[i]
+    return c
