@@ -36,7 +36,7 @@ from kernels import layout
 from kernels.spec import SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
 from simcli.config import jobs as cfg
 from simcli.config import tuned
-from simcli.errors import SimError, WriteError
+from simcli.errors import SimError
 
 GEN_STRIDE = 1_000_000      # game indices per generation (stage A from 0, stage B from STAGE_B)
 STAGE_B = 500_000
@@ -322,7 +322,7 @@ def train_command(s: "Settings", *, out: str | None, force: bool, threads: int |
     from simcli.config import tuned
     from simcli.engine import runner
     from simcli.engine.compile import ensure_compiled
-    from simcli.engine.runspec import keep_journal
+    from simcli.engine.journal import kept_on_failure
     from simcli.report.output import OutputFile
     if not s.pool:
         raise SimError("--pool is empty; give opponents such as heuristic,incumbent")
@@ -335,19 +335,12 @@ def train_command(s: "Settings", *, out: str | None, force: bool, threads: int |
     ensure_compiled([job], lambda line: print(line, file=sys.stderr, flush=True))
     runner.set_threads(threads)
     t0 = time.time()
-    try:
+    with kept_on_failure(journal):
         trainer.run(journal)
         shown = target if out else f"configs/{tuned.TUNED_DIR}/{Path(target).name}"   # the default, as typed
         prov = provenance(s, trainer.arena, trainer.fitness, shown)
         output.write_text(tuned.render(s.game, job.players, job.variant, trainer.incumbent,
                                        trainer.arena.knobs, prov))
-    except (SimError, WriteError) as e:
-        if not keep_journal(journal, echo=False):
-            raise
-        raise type(e)(f"{e}; {journal.kept_line()}") from None  # still one line
-    except BaseException:
-        keep_journal(journal)
-        raise
     journal.close(keep=False)
     wall = time.time() - t0
     echo(f"trained {s.game} {job.players}p ({job.variant}) in {wall:.1f} s:")

@@ -425,6 +425,31 @@ def _values(key: str, old, new) -> str:
     return f" (journal: {old}, this run: {new})"
 
 
+def keep_journal(journal: "Journal | None", echo: bool = True) -> bool:
+    """After a failure: keep the journal's finished work (``echo``: and say how to resume it)."""
+    if journal is not None and journal.close(keep=True):
+        if echo:
+            import sys
+            print(journal.kept_line(), file=sys.stderr, flush=True)
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def kept_on_failure(journal: "Journal | None"):
+    """A block whose failure keeps the journal's work: a bad-input or write error gains the
+    resume hint in its one line; anything else (an interrupt, a crash) prints it after."""
+    try:
+        yield
+    except (SimError, WriteError) as e:
+        if not keep_journal(journal, echo=False):
+            raise
+        raise type(e)(f"{e}; {journal.kept_line()}") from None  # still one line
+    except BaseException:
+        keep_journal(journal)
+        raise
+
+
 def interrupted_lines() -> list[str]:
     """On an interruption: flush every active journal; one line per journal that kept work."""
     lines = []

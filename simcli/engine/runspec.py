@@ -334,15 +334,9 @@ def execute(spec: RunSpec, analysis: Analysis | None = None):
     analysis = analysis or Analysis()
     spec.validate()
     journal = open_journal(spec, analysis)
-    try:
+    from simcli.engine.journal import kept_on_failure
+    with kept_on_failure(journal):
         tables, final = _simulate_and_write(spec, analysis, journal)
-    except (SimError, WriteError) as e:
-        if not keep_journal(journal, echo=False):
-            raise
-        raise type(e)(f"{e}; {journal.kept_line()}") from None  # still one line
-    except BaseException:
-        keep_journal(journal)
-        raise
     if journal is not None:
         journal.close(keep=False)  # the result is complete: the journal has done its work
     return tables, final
@@ -389,15 +383,6 @@ def _simulate_and_write(spec: RunSpec, analysis: Analysis, journal):
     n_files = sum(1 for p in final.iterdir() if not p.name.startswith("."))
     spec.echo(f"wrote {n_files} files to {final} ({wall:.1f} s)")
     return tables, final
-
-
-def keep_journal(journal, echo: bool = True) -> bool:
-    """After a failure: keep the journal's finished work (``echo``: and say how to resume it)."""
-    if journal is not None and journal.close(keep=True):
-        if echo:
-            print(journal.kept_line(), file=sys.stderr, flush=True)
-        return True
-    return False
 
 
 def until_ci_lines(results, spec: RunSpec) -> list[str]:
