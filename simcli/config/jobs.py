@@ -12,7 +12,6 @@ import numpy as np
 
 import kernels
 from kernels.spec import MAX_KNOBS, SEAT_FORBID, SEAT_KNOBS, SEAT_WIDTH
-from simcli.config import cards
 from simcli.errors import SimError
 
 
@@ -284,7 +283,8 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
         rows.append(row)
     job = Job(game, variant, players, values, params, names, np.stack(rows), dict(labels or {}),
               tuple(getattr(mod, "REPORT_NOTES", ())))
-    if game == cards.GAME:  # the kernel reads its card data from the tail of params
+    if game == "daily-weather":  # the kernel reads its card data from the tail of params
+        from simcli.config import cards   # imports Numba: not before check_environment has run
         cards.attach(job)
     return job
 
