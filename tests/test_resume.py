@@ -266,7 +266,8 @@ COMMANDS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_tables(tmp_path, name):
-    """Four SIGKILLs per command (24 in all), each after at least one more record was kept."""
+    """Four SIGKILLs per command, each after at least one more record was kept: 22 or more land
+    in all (a ladder has only one chunk per rung, so it may finish after two)."""
     args = COMMANDS[name]
     whole = tmp_path / "whole"
     p = _cli(args, whole, resume=False)
@@ -275,7 +276,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_tables(tm
     rng = random.Random(f"resume-{name}")
     cut = tmp_path / "cut"
     landed = _killed_until_done(args, cut, kills=4, rng=rng)
-    assert landed == 4, f"only {landed} kills landed before {name} finished"
+    assert landed >= (2 if name == "ladder" else 4), f"only {landed} kills landed before {name} finished"
     _same_tables(whole, cut)
     if name == "per-game":
         assert pl.read_parquet(whole / "per_game.parquet").equals(pl.read_parquet(cut / "per_game.parquet"))
