@@ -71,6 +71,30 @@ def rule_params(mod, **rules):
     return p
 
 
+def reproducible_rows(job, games: int = 12, seed: int = 9, traced: int = 3):
+    """Rows of games 0..games-1 of ``job``, asserting they are the same whatever the threads and
+    chunks (serial, a chunk on 1 thread then a chunk on 2) and that game ``traced``'s trace
+    reproduces its row; returns the rows for game-specific checks."""
+    import numba
+    import numpy as np
+    mod = job.module
+    width = layout.out_width(job.seats.shape[0], len(mod.COUNTERS))
+    a = np.zeros((games, width), np.int64)
+    mod.play_games_serial(job.params, job.seats, seed, 0, a)
+    numba.set_num_threads(1)
+    b1 = runner.play_chunk(job, seed, 0, games // 2).copy()
+    runner.set_threads(2)
+    b2 = runner.play_chunk(job, seed, games // 2, games).copy()
+    runner.set_threads(None)
+    assert np.array_equal(a, np.vstack([b1, b2]))
+    o = np.zeros((1, width), np.int64)
+    ev = np.zeros((4096, layout.EVENT_WIDTH), np.int64)
+    ev_n = np.zeros(1, np.int64)
+    mod.trace_game(job.params, job.seats, np.int64(seed), np.int64(traced), o, ev, ev_n)
+    assert np.array_equal(o[0], a[traced])
+    return a
+
+
 def paired_match(game: str, seats: str, deals: int, seed: int = 5, players: int | None = None):
     """(policy tally, paired difference of the first two policies) on seat-rotated deals."""
     (res,) = runner.run_jobs([cfg.resolve(game, players=players, seats=seats)], deals, seed,

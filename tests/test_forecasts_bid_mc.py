@@ -10,6 +10,7 @@ from kernels import layout, rng
 from kernels.cards import SUIT_MASK
 from simcli.config import jobs as cfg
 from simcli.engine import runner
+from tests.helpers import reproducible_rows
 
 
 # ---- no peeking: a position reached with the kernel's phase functions, then only hidden cards
@@ -219,22 +220,9 @@ def test_samples_keep_every_card_and_every_observation():
 def test_mc_results_are_identical_across_threads_and_chunks(players, seats):
     job = cfg.resolve("forecasts-bid", players=players, seats=seats)
     S = job.seats.shape[0]
-    width = layout.out_width(S, fb.N_COUNTERS)
-    a = np.zeros((12, width), np.int64)
-    job.module.play_games_serial(job.params, job.seats, 9, 0, a)
-    numba.set_num_threads(1)
-    b1 = runner.play_chunk(job, 9, 0, 5).copy()
-    runner.set_threads(None)
-    b2 = runner.play_chunk(job, 9, 5, 12).copy()
-    assert np.array_equal(a, np.vstack([b1, b2]))
+    a = reproducible_rows(job)   # also: trace == run with search seats too
     assert a[:, layout.col_counter(S, fb.C_MC_ROLLOUTS)].min() > 0
     assert a[:, layout.col_counter(S, fb.C_MC_PLAYS)].min() > 0
-    # trace == run with search seats too
-    o = np.zeros((1, width), np.int64)
-    ev = np.zeros((4096, layout.EVENT_WIDTH), np.int64)
-    ev_n = np.zeros(1, np.int64)
-    fb.trace_game(job.params, job.seats, np.int64(9), np.int64(3), o, ev, ev_n)
-    assert np.array_equal(o[0], a[3])
 
 
 # ---- an immediate game-winning action (RULINGS conventions: every policy takes one) -----------

@@ -150,7 +150,6 @@ class Journal:
                  option: str = "--out", shown: str | Path | None = None, total_games: int | None = None,
                  unit: str = "finished tasks"):
         self.folder = journal_path(Path(target))
-        self.target = Path(target)
         self.fingerprint = {"format": FORMAT, **fingerprint}
         self.resume, self.force, self.option = resume, force, option
         self.shown = str(shown if shown is not None else target)
