@@ -1,7 +1,6 @@
 """The search player (mc) in forecasts-bid: strength on paired deals, no peeking, determinism."""
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pytest
 
@@ -9,7 +8,6 @@ from kernels import forecasts_bid as fb
 from kernels import layout, rng
 from kernels.cards import SUIT_MASK
 from simcli.config import jobs as cfg
-from simcli.engine import runner
 from tests.helpers import reproducible_rows
 
 

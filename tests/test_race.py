@@ -2,7 +2,6 @@
 there is nothing to choose, and the clearly best option taken after a few samples."""
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pytest
 
@@ -11,7 +10,6 @@ from kernels import forecasts_cubes as fc
 from kernels import layout, race, rng
 from kernels.cards import parse_card
 from simcli.config import jobs as cfg
-from simcli.engine import runner
 from tests.helpers import reproducible_rows
 
 
