@@ -1,0 +1,89 @@
+"""The trainer's fitness (``simcli/analyses/train.py``): how wins, shared victories and timeouts
+count, and the ``self`` pool entry (the candidate's own table).
+
+What is checked, and why it is not the code checking itself:
+- ``win_units`` on hand-written WINNERS columns: RULINGS "a shared victory among k players counts
+  1/k of a win to each", and a game with no winner (a timeout) gives nothing to any seat.
+- a table that always times out (sudden-skies with a 3-turn cap: nobody can collect a flush in 3
+  turns) has fitness 0 for every pool entry, ``self`` included: a timeout is a loss for everyone.
+- at the normal cap, the ``self`` share equals (1 - timeout rate) / P, where the timeout rate is
+  read from the FLAGS column of a separate ``play_games`` call on the same deals.
+- the forecasts-cubes forecast knobs cannot freeze the forecast: at every corner of the knob box
+  the forecast still depends on the hand (between 30% and 70% Hot over random hands). A rule that
+  ignores the hand makes every all-tuned game a shared victory (issue #24: tie rate 1.00).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from kernels import forecasts_cubes as fc
+from kernels import layout
+from kernels import sudden_skies as ss
+from simcli.analyses import train as tr
+
+U = layout.SHARE_UNIT
+
+
+def test_win_units_split_shared_victories_and_give_timeouts_nothing():
+    # games: seat 0 alone; seats 1 and 2 share; nobody (a timeout); all three share
+    units = tr.win_units(np.array([0b001, 0b110, 0, 0b111]), 3)
+    assert units.tolist() == [U + U // 3, U // 2 + U // 3, U // 2 + U // 3]
+    assert tr.win_units(np.array([0, 0, 0]), 4).tolist() == [0, 0, 0, 0]
+
+
+def _trainer(cap, pool):
+    t = tr.Trainer(tr.Settings(game="sudden-skies", players=3, seed=3, generations=1, candidates=1,
+                               games=50, finalists=1, final_games=50, pool=pool, exploits=[]))
+    params = t.arena.job.params.copy()
+    params[ss.R_TURN_CAP] = cap
+    t.arena.job.params = params
+    return t
+
+
+def test_timeouts_are_losses_for_every_seat_in_the_fitness():
+    t = _trainer(3, ["heuristic", "incumbent", "self"])
+    a = t.arena
+    out = np.zeros((50, layout.out_width(a.S, len(ss.COUNTERS))), dtype=np.int64)
+    ss.play_games(a.job.params, np.ascontiguousarray(a.job.seats), t.s.seed, 0, out)
+    assert (out[:, layout.col_flags(a.S)] & layout.FLAG_TIMEOUT).all()   # the premise: no winner
+    assert t.pool_share(t.incumbent, 0, 50) == 0.0
+    fit, share, gains = t.fitness_of(t.incumbent, 0)
+    assert fit == 0.0 and share == 0.0
+
+
+def test_self_share_is_one_minus_the_timeout_rate_over_p():
+    t = _trainer(25, ["self"])
+    n = 400
+    share = t.pool_share(t.incumbent, 0, n)
+    a = t.arena
+    seats = a.seats(a.row(t.incumbent), a.row(t.incumbent), 0)
+    out = np.zeros((n, layout.out_width(a.S, len(ss.COUNTERS))), dtype=np.int64)
+    ss.play_games(a.job.params, np.ascontiguousarray(seats), t.s.seed, 0, out)
+    timeouts = int((out[:, layout.col_flags(a.S)] & layout.FLAG_TIMEOUT).sum())
+    assert 0 < timeouts < n            # the 25-turn cap makes some, not all, games time out
+    assert share * 3 == pytest.approx((n - timeouts) / n, abs=1e-12)
+
+
+def _hot_share(players, bias, min_strength, card_weight, n=4000):
+    rng = np.random.default_rng(5)
+    hand_size = fc.HAND_SIZE[players]
+    hot = 0
+    for _ in range(n):
+        cards = rng.choice(fc.DECK, size=hand_size, replace=False)
+        hand = np.int64(0)
+        for c in cards:
+            hand |= np.int64(1) << np.int64(c)
+        hot += fc.knob_forecast(hand, bias, min_strength, card_weight) == fc.F_HOT
+    return hot / n
+
+
+def test_cubes_forecast_knobs_cannot_freeze_the_forecast():
+    ks = {k.name: k for k in fc.KNOBS}
+    box = [(ks[name].lo, ks[name].hi) for name in
+           ("forecast_bias", "forecast_min_strength", "forecast_card_weight")]
+    for players in fc.PLAYER_COUNTS:
+        for b, m, w in itertools.product(*box):
+            assert 0.3 < _hot_share(players, b, m, w) < 0.7, (players, b, m, w)
