@@ -4,10 +4,11 @@ count, and the ``self`` pool entry (the candidate's own table).
 What is checked, and why it is not the code checking itself:
 - ``win_units`` on hand-written WINNERS columns: RULINGS "a shared victory among k players counts
   1/k of a win to each", and a game with no winner (a timeout) gives nothing to any seat.
-- a table that always times out (sudden-skies with a 3-turn cap: nobody can collect a flush in 3
-  turns) has fitness 0 for every pool entry, ``self`` included: a timeout is a loss for everyone.
-- at the normal cap, the ``self`` share equals (1 - timeout rate) / P, where the timeout rate is
+- a table that always times out (sudden-skies with a 3-turn cap; the test checks from the FLAGS
+  column that no game of these deals was won) has fitness 0 for every pool entry, ``self`` included: a timeout is a loss for everyone.
+- at a 25-turn cap (some games time out, some do not), the ``self`` share equals (1 - timeout rate) / P, where the timeout rate is
   read from the FLAGS column of a separate ``play_games`` call on the same deals.
+- a contrary forecast (negative forecast_min_strength) on a hand worked by hand.
 - the forecasts-cubes forecast knobs cannot freeze the forecast: at every corner of the knob box
   the forecast still depends on the hand (between 30% and 70% Hot over random hands). A rule that
   ignores the hand makes every all-tuned game a shared victory (issue #24: tie rate 1.00).
@@ -87,3 +88,26 @@ def test_cubes_forecast_knobs_cannot_freeze_the_forecast():
     for players in fc.PLAYER_COUNTS:
         for b, m, w in itertools.product(*box):
             assert 0.3 < _hot_share(players, b, m, w) < 0.7, (players, b, m, w)
+
+
+def _hand(*cards):
+    h = np.int64(0)
+    for suit, rank in cards:
+        h |= np.int64(1) << np.int64(suit * 13 + rank)
+    return h
+
+
+def test_contrary_forecast_is_the_colour_the_hand_weighs_less_in():
+    """A negative forecast_min_strength forecasts the colour the hand is weaker in (worked by hand:
+    red A and 10 weigh 10 + 9 = 19, black 2 3 4 5 weigh 1 + 2 + 3 + 4 = 10)."""
+    from kernels.cards import CLUBS, HEARTS, RANK_10, RANK_A, SPADES
+    hand = _hand((HEARTS, RANK_A), (HEARTS, RANK_10), (SPADES, 0), (SPADES, 1), (CLUBS, 2), (CLUBS, 3))
+    assert fc.knob_forecast(hand, 0, 1, 0) == fc.F_HOT        # red 19 >= black 10
+    assert fc.knob_forecast(hand, 0, -1, 0) == fc.F_COLD      # contrary: black weighs less
+    assert fc.knob_forecast(hand, 0, -5, 0) == fc.F_COLD      # only 5+ weighs: red 19, black 0
+    # a weight of 10 per card: red 19 + 20 = 39, black 10 + 40 = 50
+    assert fc.knob_forecast(hand, 0, 1, 10) == fc.F_COLD
+    assert fc.knob_forecast(hand, 0, -1, 10) == fc.F_HOT
+    assert fc.knob_forecast(hand, 6, 1, 10) == fc.F_COLD      # red 39 + 6 = 45 < black 50
+    assert fc.knob_forecast(hand, -6, -1, 10) == fc.F_HOT     # 50 - 6 = 44 > 39
+    assert fc.knob_forecast(hand, -6, -1, 0) == fc.F_COLD     # black 10 - 6 = 4 < red 19
