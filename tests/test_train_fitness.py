@@ -9,6 +9,8 @@ What is checked, and why it is not the code checking itself:
 - at a 25-turn cap (some games time out, some do not), the ``self`` share equals (1 - timeout rate) / P, where the timeout rate is
   read from the FLAGS column of a separate ``play_games`` call on the same deals.
 - a contrary forecast (negative forecast_min_strength) on a hand worked by hand.
+- ``--exploit-penalty``: the fitness subtracts the weight x the sum, or x the largest, of the
+  positive exploit gains the same call reports (on a rule where two restrictions gain).
 - the forecasts-cubes forecast knobs cannot freeze the forecast: at every corner of the knob box
   the forecast still depends on the hand (between 30% and 70% Hot over random hands). A rule that
   ignores the hand makes every all-tuned game a shared victory (issue #24: tie rate 1.00).
@@ -111,3 +113,20 @@ def test_contrary_forecast_is_the_colour_the_hand_weighs_less_in():
     assert fc.knob_forecast(hand, 6, 1, 10) == fc.F_COLD      # red 39 + 6 = 45 < black 50
     assert fc.knob_forecast(hand, -6, -1, 10) == fc.F_HOT     # 50 - 6 = 44 > 39
     assert fc.knob_forecast(hand, -6, -1, 0) == fc.F_COLD     # black 10 - 6 = 4 < red 19
+
+
+def test_exploit_penalty_sum_or_max_of_the_positive_gains():
+    s = dict(game="forecasts-cubes", players=3, seed=2, generations=1, candidates=1, games=60,
+             finalists=1, final_games=60, pool=["heuristic"], exploit_weight=1.5)
+    values = {"forecast_min_strength": -1}   # a contrary forecaster: hot-only and cold-only gain
+    fits = {}
+    for pen in ("sum", "max"):
+        t = tr.Trainer(tr.Settings(**s, exploit_penalty=pen))
+        fit, share, g = t.fitness_of(dict(t.incumbent, **values), 0)
+        pos = sorted(max(0.0, v) for v in g.values())
+        assert pos[-1] > 0 and pos[-2] > 0          # two restrictions gain: sum and max differ
+        fits[pen] = fit
+        assert fit == pytest.approx(share - 1.5 * (sum(pos) if pen == "sum" else pos[-1]))
+    assert fits["max"] > fits["sum"]
+    with pytest.raises(tr.SimError, match="exploit-penalty"):
+        tr.Trainer(tr.Settings(**s, exploit_penalty="mean"))

@@ -19,8 +19,11 @@ only the game module's ``KNOBS``, ``POLICIES["tuned"]``, ``RESTRICTIONS`` and ``
   sum of the positive gains (``exploit_penalty = "sum"``) or the largest positive gain
   (``"max"``: what ``ablate``'s "no restriction gains more than +0.01" bounds; with the sum, two
   restrictions that gain on opposite sides, such as forecasts-cubes' hot-only and cold-only,
-  are cheapest to answer by always doing what one of them forces, a convention, not play). The best finalist replaces the incumbent when its fitness is
-  higher on these common deals.
+  are cheapest to answer by always doing what one of them forces, a convention, not play). The
+  best finalist replaces the incumbent when its fitness is higher on these common deals.
+  ``incumbent`` in the pool makes the fitness relative to the current best: where strategies
+  beat each other in a circle (forecasts-cubes' forecast rules) the search then cycles, so the
+  committed forecasts-cubes files use a fixed pool (heuristic, self).
 
 Win units (``win_units``): a sole win is SHARE_UNIT, a shared victory among k seats SHARE_UNIT // k
 to each (RULINGS: 1/k of a win), and a timeout (no winner) 0 to every seat: a loss for all.
