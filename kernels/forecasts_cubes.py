@@ -64,14 +64,21 @@ POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, No
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly.
-# docs/games/forecasts-cubes.md, "tuned".
+# docs/games/forecasts-cubes.md, "tuned". The forecast knobs' ranges keep the forecast a function
+# of the hand (30-70% Hot over random hands at every corner, tests/test_train_fitness.py): with
+# a bias of +-40 or only aces weighing, the trainer found "one colour whatever the hand", and a
+# table of such seats ties every game (issue #24; the game is colour-symmetric, so a fixed colour
+# is a convention shared with the table, not play).
 (K_FC_BIAS, K_FC_MIN, K_FC_COUNT, K_WIN_CHEAP, K_SLUFF_HIGH, K_LEAD_LOW, K_ADV_GAIN, K_ADV_ROUND,
  K_TIEBREAK) = range(9)
 KNOBS = (
-    Knob("forecast_bias", K_FC_BIAS, 0, -40, 40,
+    Knob("forecast_bias", K_FC_BIAS, 0, -6, 6,
          "forecast Hot when red weight - black weight + bias >= 0 (a card's weight: its strength, "
          "2 = 1 ... 10 = 9, A = 10, plus forecast_card_weight)"),
-    Knob("forecast_min_strength", K_FC_MIN, 1, 1, 10, "only cards of at least this strength weigh"),
+    Knob("forecast_min_strength", K_FC_MIN, 1, -8, 8,
+         "only cards of at least this strength weigh (0 and 1: every card); negative: cards of at "
+         "least -this weigh and the forecast is contrary, the colour that weighs less (the other "
+         "hands hold the colour this one lacks)"),
     Knob("forecast_card_weight", K_FC_COUNT, 0, 0, 10, "weight per card, added to its strength"),
     Knob("win_cheap", K_WIN_CHEAP, 0, 0, 1,
          "winning a trick of its colour: 0 = with its highest card of the suit, 1 = its lowest winning card"),
@@ -277,19 +284,25 @@ def _strength(c):
 @jit
 def knob_forecast(hand, bias, min_strength, card_weight):
     """Hot when the red cards outweigh the black ones (ties: Hot), by the forecast knobs: a
-    card of strength >= min_strength weighs its strength + card_weight; bias is added to red."""
-    red = bias
-    black = 0
+    card of strength >= min_strength weighs its strength + card_weight; bias is added to red.
+    min_strength < 0: cards of strength >= -min_strength weigh, and the forecast is the other
+    colour (contrary; ties: Cold), so bias > 0 still leans Hot."""
+    contrary = min_strength < 0
+    lo = -min_strength if contrary else min_strength
+    red = bias if not contrary else 0
+    black = 0 if not contrary else bias
     h = hand
     while h:
         c = lowest_bit(h)
         h &= h - 1
         x = _strength(c)
-        if x >= min_strength:
+        if x >= lo:
             if (RED_MASK >> c) & 1:
                 red += x + card_weight
             else:
                 black += x + card_weight
+    if contrary:
+        return F_HOT if black > red else F_COLD
     return F_HOT if red >= black else F_COLD
 
 

@@ -8,14 +8,25 @@ only the game module's ``KNOBS``, ``POLICIES["tuned"]``, ``RESTRICTIONS`` and ``
   value with probability 1/4; numpy's PCG64 from ``--seed``).
 * Stage A: every child plays ``games`` deals against each opponent of the pool (``heuristic``,
   ``incumbent``, any policy text such as ``heuristic+bid-zero``), once per seat rotation (the
-  child in seat r, the opponent in every other player seat): its win share. The ``finalists``
-  best mean shares go on.
+  child in seat r, the opponent in every other player seat): its win share. ``self`` in the
+  pool is the child's own table (every seat on the child, no rotation needed): its share per
+  seat is (1 - the table's timeout rate) / P, so a knob set whose tables time out loses fitness
+  although no single seat of it is beaten. The ``finalists`` best mean shares go on.
 * Stage B, on fresh deals (``final_games``): each finalist and the incumbent again against the
   pool, plus the exploit test of every restriction R in ``exploits``: the share of ``knobs+R``
   in one seat against ``knobs`` in the others (seat-rotated) minus the share of ``knobs`` in
   the same games (the ``ablate`` design). Fitness = mean pool share - ``exploit_weight`` x the
-  sum of the positive gains. The best finalist replaces the incumbent when its fitness is
-  higher on these common deals.
+  sum of the positive gains (``exploit_penalty = "sum"``) or the largest positive gain
+  (``"max"``: what ``ablate``'s "no restriction gains more than +0.01" bounds; with the sum, two
+  restrictions that gain on opposite sides, such as forecasts-cubes' hot-only and cold-only,
+  are cheapest to answer by always doing what one of them forces, a convention, not play). The
+  best finalist replaces the incumbent when its fitness is higher on these common deals.
+  ``incumbent`` in the pool makes the fitness relative to the current best: where strategies
+  beat each other in a circle (forecasts-cubes' forecast rules) the search then cycles, so the
+  committed forecasts-cubes files use a fixed pool (heuristic, self).
+
+Win units (``win_units``): a sole win is SHARE_UNIT, a shared victory among k seats SHARE_UNIT // k
+to each (RULINGS: 1/k of a win), and a timeout (no winner) 0 to every seat: a loss for all.
 
 Every game of a stage uses the same deals for every contender (common random numbers: game
 indices ``generation * GEN_STRIDE + stage offset``, master seed ``--seed``), so the search is a
@@ -53,10 +64,11 @@ class Settings:
     games: int = 300
     finalists: int = 3
     final_games: int = 600
-    pool: list = field(default_factory=lambda: ["heuristic", "incumbent"])
+    pool: list = field(default_factory=lambda: ["heuristic", "incumbent", "self"])
     exploits: list | None = None        # restriction names; None = all the game's
     exploit_weight: float = 2.0
     start: str = "heuristic"            # "heuristic" (the knobs' defaults) or a parameter file
+    exploit_penalty: str = "sum"        # "sum" or "max" of the positive exploit gains
 
     def command(self, out: str) -> str:
         """The command line that makes the same file."""
@@ -65,7 +77,21 @@ class Settings:
                 f"--generations {self.generations} --candidates {self.candidates} --games {self.games} "
                 f"--finalists {self.finalists} --final-games {self.final_games} "
                 f"--pool {','.join(self.pool)} --exploits {','.join(self.exploits or []) or 'none'} "
-                f"--exploit-weight {self.exploit_weight:g} --start {self.start} --out {out}")
+                f"--exploit-weight {self.exploit_weight:g}"
+                + (f" --exploit-penalty {self.exploit_penalty}" if self.exploit_penalty != "sum" else "")
+                + f" --start {self.start} --out {out}")
+
+
+def win_units(winners: np.ndarray, S: int) -> np.ndarray:
+    """Win units of every seat summed over games, from the WINNERS column (a bit mask of the
+    winning seats per game): SHARE_UNIT for a sole win, SHARE_UNIT // k to each of k seats sharing
+    a victory, and nothing to anyone in a game with no winner (a timeout counts as a loss for
+    every seat)."""
+    w = np.asarray(winners, dtype=np.int64)
+    bits = (w[:, None] >> np.arange(S)) & 1
+    k = bits.sum(axis=1)
+    unit = np.where(k > 0, layout.SHARE_UNIT // np.maximum(k, 1), 0)
+    return (bits * unit[:, None]).sum(axis=0)
 
 
 class Arena:
@@ -106,11 +132,7 @@ class Arena:
             self._out = np.zeros((n, self._out.shape[1]), dtype=np.int64)
         out = self._out[:n]
         self.mod.play_games(self.job.params, np.ascontiguousarray(seats), seed, first, out)
-        w = out[:, layout.col_winners(self.S)]
-        bits = (w[:, None] >> np.arange(self.S)) & 1
-        k = bits.sum(axis=1)
-        unit = np.where(k > 0, layout.SHARE_UNIT // np.maximum(k, 1), 0)
-        return (bits * unit[:, None]).sum(axis=0)
+        return win_units(out[:, layout.col_winners(self.S)], self.S)
 
     def seats(self, mine: np.ndarray, other: np.ndarray, r: int) -> np.ndarray:
         rows = [other] * self.P
@@ -120,6 +142,11 @@ class Arena:
     def rotated(self, mine: np.ndarray, other: np.ndarray, seed: int, first: int, n: int) -> int:
         """Units of ``mine`` in one seat against ``other`` in the rest, summed over rotations."""
         return int(sum(self.units(self.seats(mine, other, r), seed, first, n)[r] for r in range(self.P)))
+
+    def table(self, mine: np.ndarray, seed: int, first: int, n: int) -> int:
+        """Units of ``mine`` on every player seat, summed over the seats (a symmetric table:
+        (1 - timeout rate) x SHARE_UNIT x n)."""
+        return int(self.units(self.seats(mine, mine, 0), seed, first, n)[:self.P].sum())
 
     def share(self, units: int, n: int) -> float:
         return units / (layout.SHARE_UNIT * n * self.P)
@@ -136,7 +163,10 @@ class Trainer:
                 raise SimError(f"--exploits: unknown restriction {x!r} for {s.game}; valid restrictions: "
                                f"{', '.join(names) or '(none)'}")
         s.exploits = self.exploits
-        self.pool_rows = {p: (None if p == "incumbent" else self.arena.policy_row(p)) for p in s.pool}
+        if s.exploit_penalty not in ("sum", "max"):
+            raise SimError(f"--exploit-penalty must be sum or max, not {s.exploit_penalty!r}")
+        self.pool_rows = {p: (None if p in ("incumbent", "self") else self.arena.policy_row(p))
+                          for p in s.pool}
         self.rng = np.random.default_rng(s.seed)
         self.incumbent = self._start()
         self.fitness = float("nan")
@@ -174,19 +204,21 @@ class Trainer:
         return out
 
     def pool_share(self, values: dict, first: int, n: int) -> float:
-        """Mean win share of these knobs against each pool opponent (seat-rotated)."""
+        """Mean win share of these knobs against each pool opponent (seat-rotated; ``self``: the
+        knobs' own table, whose timeouts are losses for every seat)."""
         a = self.arena
         mine = a.row(values)
         inc = a.row(self.incumbent)
-        shares = [a.share(a.rotated(mine, inc if row is None else row, self.s.seed, first, n), n)
-                  for row in self.pool_rows.values()]
+        shares = [a.share(a.table(mine, self.s.seed, first, n), n) if name == "self" else
+                  a.share(a.rotated(mine, inc if row is None else row, self.s.seed, first, n), n)
+                  for name, row in self.pool_rows.items()]
         return float(np.mean(shares))
 
     def gains(self, values: dict, first: int, n: int) -> dict:
         """Each exploit's gain: share of knobs+R against knobs, minus knobs' own share (paired)."""
         a = self.arena
         mine = a.row(values)
-        base = int(a.units(a.seats(mine, mine, 0), self.s.seed, first, n)[:a.P].sum())
+        base = a.table(mine, self.s.seed, first, n)
         return {x: a.share(a.rotated(a.row(values, x), mine, self.s.seed, first, n) - base, n)
                 for x in self.exploits}
 
@@ -194,7 +226,9 @@ class Trainer:
         n = self.s.final_games
         share = self.pool_share(values, first, n)
         g = self.gains(values, first, n)
-        return share - self.s.exploit_weight * sum(max(0.0, v) for v in g.values()), share, g
+        pos = [max(0.0, v) for v in g.values()]
+        pen = (max(pos, default=0.0) if self.s.exploit_penalty == "max" else sum(pos))
+        return share - self.s.exploit_weight * pen, share, g
 
     def generation(self, gen: int) -> None:
         first = gen * GEN_STRIDE
@@ -252,7 +286,7 @@ def provenance(s: Settings, arena: Arena, fitness: float, out: str) -> dict:
             "finalists": s.finalists, "final_games": s.final_games, "pool": list(d["pool"]),
             "restrictions": list(s.exploits if s.exploits is not None else arena.restrictions),
             "exploit_weight": float(s.exploit_weight), "fitness": round(float(fitness), 6),
-            "start": s.start}
+            "start": s.start, **({"exploit_penalty": s.exploit_penalty} if s.exploit_penalty != "sum" else {})}
 
 
 def settings_from_file(path: Path) -> Settings:
@@ -265,7 +299,7 @@ def settings_from_file(path: Path) -> Settings:
                     generations=p["generations"], candidates=p["candidates"], games=p["games"],
                     finalists=p["finalists"], final_games=p["final_games"], pool=list(p["pool"]),
                     exploits=list(p["restrictions"]), exploit_weight=p["exploit_weight"],
-                    start=p.get("start", "heuristic"))
+                    start=p.get("start", "heuristic"), exploit_penalty=p.get("exploit_penalty", "sum"))
 
 
 def train(s: Settings, progress: bool = False) -> tuple[dict, Trainer]:

@@ -343,10 +343,11 @@ def train_cmd(
     games: Annotated[int, typer.Option("--games", min=1, max=10**7, help="deals per child and opponent in stage A (each played once per seat rotation)")] = 300,
     finalists: Annotated[int, typer.Option("--finalists", min=1, max=1000, help="children raced again in stage B")] = 3,
     final_games: Annotated[int, typer.Option("--final-games", min=1, max=10**7, help="deals per contender, opponent and exploit in stage B")] = 600,
-    pool: Annotated[str, typer.Option("--pool", help="opponents, comma-separated: incumbent, or any policy text (heuristic, heuristic+bid-zero, tuned@FILE, mc:4)")] = "heuristic,incumbent",
+    pool: Annotated[str, typer.Option("--pool", help="opponents, comma-separated: incumbent, self (the candidate's own table: its timeouts count as losses), or any policy text (heuristic, heuristic+bid-zero, tuned@FILE, mc:4)")] = "heuristic,incumbent,self",
     exploits: Annotated[Optional[str], typer.Option("--exploits", help="restrictions whose gain is penalised, comma-separated, or none (default: all the game's)")] = None,
     exploit_weight: Annotated[float, typer.Option("--exploit-weight", min=0.0, max=1000.0, help="fitness = mean pool share - weight x sum of positive exploit gains")] = 2.0,
     start: Annotated[str, typer.Option("--start", help="heuristic (the knobs' defaults) or a parameter file to start from")] = "heuristic",
+    exploit_penalty: Annotated[str, typer.Option("--exploit-penalty", help="sum or max: the fitness subtracts the weight x the sum of the positive exploit gains, or x the largest one")] = "sum",
     out: Annotated[Optional[str], typer.Option("--out", help="parameter file to write (default configs/tuned/<game>[-<variant>]-<P>p.toml); see --force")] = None,
     force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores; results do not depend on it)")] = None,
@@ -356,7 +357,8 @@ def train_cmd(
     """Search a game's tuned knobs by racing on common, seat-rotated deals; write the parameter file."""
     from simcli.analyses import train as tr
     s = tr.Settings(game, players or 0, variant, seed, generations, candidates, games, finalists,
-                    final_games, tr._split(pool) or [], tr._split(exploits), exploit_weight, start)
+                    final_games, tr._split(pool) or [], tr._split(exploits), exploit_weight, start,
+                    exploit_penalty)
     tr.train_command(s, out=out, force=force, threads=threads, progress=show_progress(no_progress),
                      echo=typer.echo, resume=resume)
 

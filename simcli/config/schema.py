@@ -310,7 +310,8 @@ TUNED = Table({
         "game_version": Int(0), "simcli_version": Str(), "date": Str(), "command": Str(),
         "generations": Int(1), "candidates": Int(1), "games": Int(1), "finalists": Int(1),
         "final_games": Int(1), "pool": ListOf(Str()), "restrictions": ListOf(Str(), 0),
-        "exploit_weight": Float(0), "fitness": Float(), "start": Str()}),
+        "exploit_weight": Float(0), "fitness": Float(), "start": Str(),
+        "exploit_penalty": Str()}),
 }, required=("knobs",))
 
 SCHEMAS = {"sweep": SWEEP, "check": CHECK, "suite": SUITE, "expectations": EXPECTATIONS, "cards": CARDS,

@@ -1,0 +1,132 @@
+"""The trainer's fitness (``simcli/analyses/train.py``): how wins, shared victories and timeouts
+count, and the ``self`` pool entry (the candidate's own table).
+
+What is checked, and why it is not the code checking itself:
+- ``win_units`` on hand-written WINNERS columns: RULINGS "a shared victory among k players counts
+  1/k of a win to each", and a game with no winner (a timeout) gives nothing to any seat.
+- a table that always times out (sudden-skies with a 3-turn cap; the test checks from the FLAGS
+  column that no game of these deals was won) has fitness 0 for every pool entry, ``self`` included: a timeout is a loss for everyone.
+- at a 25-turn cap (some games time out, some do not), the ``self`` share equals (1 - timeout rate) / P, where the timeout rate is
+  read from the FLAGS column of a separate ``play_games`` call on the same deals.
+- a contrary forecast (negative forecast_min_strength) on a hand worked by hand.
+- ``--exploit-penalty``: the fitness subtracts the weight x the sum, or x the largest, of the
+  positive exploit gains the same call reports (on a rule where two restrictions gain).
+- the forecasts-cubes forecast knobs cannot freeze the forecast: at every corner of the knob box
+  the forecast still depends on the hand (between 30% and 70% Hot over random hands). A rule that
+  ignores the hand makes every all-tuned game a shared victory (issue #24: tie rate 1.00).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from kernels import forecasts_cubes as fc
+from kernels import layout
+from kernels import sudden_skies as ss
+from simcli.analyses import train as tr
+
+U = layout.SHARE_UNIT
+
+
+def test_win_units_split_shared_victories_and_give_timeouts_nothing():
+    # games: seat 0 alone; seats 1 and 2 share; nobody (a timeout); all three share
+    units = tr.win_units(np.array([0b001, 0b110, 0, 0b111]), 3)
+    assert units.tolist() == [U + U // 3, U // 2 + U // 3, U // 2 + U // 3]
+    assert tr.win_units(np.array([0, 0, 0]), 4).tolist() == [0, 0, 0, 0]
+
+
+def _trainer(cap, pool):
+    t = tr.Trainer(tr.Settings(game="sudden-skies", players=3, seed=3, generations=1, candidates=1,
+                               games=50, finalists=1, final_games=50, pool=pool, exploits=[]))
+    params = t.arena.job.params.copy()
+    params[ss.R_TURN_CAP] = cap
+    t.arena.job.params = params
+    return t
+
+
+def test_timeouts_are_losses_for_every_seat_in_the_fitness():
+    t = _trainer(3, ["heuristic", "incumbent", "self"])
+    a = t.arena
+    out = np.zeros((50, layout.out_width(a.S, len(ss.COUNTERS))), dtype=np.int64)
+    ss.play_games(a.job.params, np.ascontiguousarray(a.job.seats), t.s.seed, 0, out)
+    assert (out[:, layout.col_flags(a.S)] & layout.FLAG_TIMEOUT).all()   # the premise: no winner
+    assert t.pool_share(t.incumbent, 0, 50) == 0.0
+    fit, share, gains = t.fitness_of(t.incumbent, 0)
+    assert fit == 0.0 and share == 0.0
+
+
+def test_self_share_is_one_minus_the_timeout_rate_over_p():
+    t = _trainer(25, ["self"])
+    n = 400
+    share = t.pool_share(t.incumbent, 0, n)
+    a = t.arena
+    seats = a.seats(a.row(t.incumbent), a.row(t.incumbent), 0)
+    out = np.zeros((n, layout.out_width(a.S, len(ss.COUNTERS))), dtype=np.int64)
+    ss.play_games(a.job.params, np.ascontiguousarray(seats), t.s.seed, 0, out)
+    timeouts = int((out[:, layout.col_flags(a.S)] & layout.FLAG_TIMEOUT).sum())
+    assert 0 < timeouts < n            # the 25-turn cap makes some, not all, games time out
+    assert share * 3 == pytest.approx((n - timeouts) / n, abs=1e-12)
+
+
+def _hot_share(players, bias, min_strength, card_weight, n=4000):
+    rng = np.random.default_rng(5)
+    hand_size = fc.HAND_SIZE[players]
+    hot = 0
+    for _ in range(n):
+        cards = rng.choice(fc.DECK, size=hand_size, replace=False)
+        hand = np.int64(0)
+        for c in cards:
+            hand |= np.int64(1) << np.int64(c)
+        hot += fc.knob_forecast(hand, bias, min_strength, card_weight) == fc.F_HOT
+    return hot / n
+
+
+def test_cubes_forecast_knobs_cannot_freeze_the_forecast():
+    ks = {k.name: k for k in fc.KNOBS}
+    box = [(ks[name].lo, ks[name].hi) for name in
+           ("forecast_bias", "forecast_min_strength", "forecast_card_weight")]
+    for players in fc.PLAYER_COUNTS:
+        for b, m, w in itertools.product(*box):
+            assert 0.3 < _hot_share(players, b, m, w) < 0.7, (players, b, m, w)
+
+
+def _hand(*cards):
+    h = np.int64(0)
+    for suit, rank in cards:
+        h |= np.int64(1) << np.int64(suit * 13 + rank)
+    return h
+
+
+def test_contrary_forecast_is_the_colour_the_hand_weighs_less_in():
+    """A negative forecast_min_strength forecasts the colour the hand is weaker in (worked by hand:
+    red A and 10 weigh 10 + 9 = 19, black 2 3 4 5 weigh 1 + 2 + 3 + 4 = 10)."""
+    from kernels.cards import CLUBS, HEARTS, RANK_10, RANK_A, SPADES
+    hand = _hand((HEARTS, RANK_A), (HEARTS, RANK_10), (SPADES, 0), (SPADES, 1), (CLUBS, 2), (CLUBS, 3))
+    assert fc.knob_forecast(hand, 0, 1, 0) == fc.F_HOT        # red 19 >= black 10
+    assert fc.knob_forecast(hand, 0, -1, 0) == fc.F_COLD      # contrary: black weighs less
+    assert fc.knob_forecast(hand, 0, -5, 0) == fc.F_COLD      # only 5+ weighs: red 19, black 0
+    # a weight of 10 per card: red 19 + 20 = 39, black 10 + 40 = 50
+    assert fc.knob_forecast(hand, 0, 1, 10) == fc.F_COLD
+    assert fc.knob_forecast(hand, 0, -1, 10) == fc.F_HOT
+    assert fc.knob_forecast(hand, 6, 1, 10) == fc.F_COLD      # red 39 + 6 = 45 < black 50
+    assert fc.knob_forecast(hand, -6, -1, 10) == fc.F_HOT     # 50 - 6 = 44 > 39
+    assert fc.knob_forecast(hand, -6, -1, 0) == fc.F_COLD     # black 10 - 6 = 4 < red 19
+
+
+def test_exploit_penalty_sum_or_max_of_the_positive_gains():
+    s = dict(game="forecasts-cubes", players=3, seed=2, generations=1, candidates=1, games=60,
+             finalists=1, final_games=60, pool=["heuristic"], exploit_weight=1.5)
+    values = {"forecast_min_strength": -1}   # a contrary forecaster: hot-only and cold-only gain
+    fits = {}
+    for pen in ("sum", "max"):
+        t = tr.Trainer(tr.Settings(**s, exploit_penalty=pen))
+        fit, share, g = t.fitness_of(dict(t.incumbent, **values), 0)
+        pos = sorted(max(0.0, v) for v in g.values())
+        assert pos[-1] > 0 and pos[-2] > 0          # two restrictions gain: sum and max differ
+        fits[pen] = fit
+        assert fit == pytest.approx(share - 1.5 * (sum(pos) if pen == "sum" else pos[-1]))
+    assert fits["max"] > fits["sum"]
+    with pytest.raises(tr.SimError, match="exploit-penalty"):
+        tr.Trainer(tr.Settings(**s, exploit_penalty="mean"))
