@@ -12,13 +12,13 @@ it measures, on one thread and the same deals:
   every seat rotation, the candidate's win share minus a reference seat's, 95% interval with the
   deal as the unit (``simcli.stats.paired_difference``); the same as
   ``simcli run GAME --players P --seats CAND,REF,REF,REF --rotate --games DEALS --seed SEED``.
-  "No significant loss" = the interval's upper end is >= 0; its lower end says how large a loss
-  the run can rule out.
+  "No significant loss" = the interval's upper end is >= 0; its lower end is the largest loss
+  the run leaves possible.
 
     nice -n 10 python3 -m benchmarks.cheap_strong pgc --players 4 \\
         --candidates mc:16:heuristic,mc:16:tuned --cost-games 40 --trials 3 --deals 200 --seed 26
 
-``GAME = all`` runs the recorded table (``ALL``, benchmarks/RESULTS.md), about 45 CPU-minutes:
+``GAME = all`` runs the recorded table (``ALL``, benchmarks/RESULTS.md), roughly 20-40 CPU-minutes:
 
     nice -n 10 python3 -m benchmarks.cheap_strong all --trials 3 --seed 26
 
