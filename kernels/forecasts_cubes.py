@@ -196,7 +196,7 @@ def check(players: int, params) -> None:
 
 # ---- rules as small functions ----------------------------------------------------------------
 @jit(inline='always')
-def legal_cards(hand, led_suit):
+def legal_plays(hand, led_suit):
     """Follow suit if able; otherwise (or when leading, led_suit = -1) any card."""
     if led_suit >= 0:
         follow = hand & SUIT_MASK[led_suit]
@@ -240,15 +240,15 @@ def move_dest(red, option):
 # function that takes arrays costs a reference-count round trip per call, measured ~20% of
 # random play) and on the ``cubes`` array (tests, search rollouts), the latter calling the former.
 @jit(inline='always')
-def legal_moves_n(hot, neutral, cold, red, size):
+def legal_cube_moves(hot, neutral, cold, red, size):
     """Bit mask of legal options (bit 0, bit 1) for moving ``size`` cubes from one bucket."""
     far = cold if red else hot
     return (1 if far >= size else 0) | (2 if neutral >= size else 0)
 
 
 @jit(inline='always')
-def legal_moves(cubes, red, size):
-    return legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, size)
+def legal_cube_moves_in(cubes, red, size):
+    return legal_cube_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, size)
 
 
 @jit(inline='always')
@@ -357,7 +357,7 @@ def _lowest_rank(mask):
 
 @jit
 def heuristic_move_n(hot, neutral, cold, red, forecast, singles, doubles):
-    """Best (size, option) among the legal moves (masks of options, see ``legal_moves_n``) by
+    """Best (size, option) among the legal moves (masks of options, see ``legal_cube_moves``) by
     the round points it leaves this seat; a double only when it gains over every single."""
     return knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, 1, 0)
 
@@ -401,8 +401,8 @@ def knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, adv_gain, t
 
 @jit(inline='always')
 def heuristic_move(cubes, red, forecast, can_double):
-    singles = legal_moves(cubes, red, 1)
-    doubles = legal_moves(cubes, red, 2) if can_double else 0
+    singles = legal_cube_moves_in(cubes, red, 1)
+    doubles = legal_cube_moves_in(cubes, red, 2) if can_double else 0
     return heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast, singles, doubles)
 
 
@@ -549,7 +549,7 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
     while t < n_tricks:
         for kk in range(k, P):
             s = (leader + kk) % P
-            legal = legal_cards(hands[s], led_suit)
+            legal = legal_plays(hands[s], led_suit)
             if pol == P_HEURISTIC:
                 c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s],
                                    kn[kb + K_WIN_CHEAP], kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
@@ -566,9 +566,9 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
                 best_card = c
         w = trick_winner(played, leader, P)
         red = led_suit == HEARTS or led_suit == DIAMONDS
-        singles = legal_moves(cubes, red, 1)
+        singles = legal_cube_moves_in(cubes, red, 1)
         if singles:
-            doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
+            doubles = legal_cube_moves_in(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
             if w == me and forbid != 0:
                 singles, doubles, _ = restrict_moves(forbid, singles, doubles)
             size, option = _choose_move(pol, cubes, red, forecast[w], doubles != 0, singles, doubles,
@@ -957,7 +957,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
             s = leader
             for k in range(P):
                 h = hands[s]
-                legal = h          # legal_cards, with the lead known from k
+                legal = h          # legal_plays, with the lead known from k
                 if k > 0:
                     follow = h & SUIT_MASK[led_suit]
                     if follow:
@@ -1015,7 +1015,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
             if rec:
                 record_event(ev, ev_n, E_TRICK, w, rnd, t, played[w])
             red = led_suit == HEARTS or led_suit == DIAMONDS
-            singles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 1)
+            singles = legal_cube_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 1)
             if singles == 0:
                 no_move += 1
                 if rec:
@@ -1024,7 +1024,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
                 # the winner moves a cube, or two with the Advisory
                 doubles = 0
                 if advisory_on and adv_left[w] == 1:
-                    doubles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 2)
+                    doubles = legal_cube_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 2)
                 offered = doubles != 0
                 # what the winner's restriction leaves (unrestricted: sing = singles, doub = doubles)
                 sing = singles

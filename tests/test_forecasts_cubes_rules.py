@@ -38,18 +38,18 @@ def cubes(h: int, n: int, k: int) -> np.ndarray:
 # ============================================================== follow suit
 def test_must_follow_suit_when_able():
     h = hand("AS", "2S", "5H", "10D")
-    assert cards_of(fc.legal_cards(h, S)) == {"AS", "2S"}
-    assert cards_of(fc.legal_cards(h, Hs)) == {"5H"}
+    assert cards_of(fc.legal_plays(h, S)) == {"AS", "2S"}
+    assert cards_of(fc.legal_plays(h, Hs)) == {"5H"}
 
 
 def test_void_player_may_play_any_card():
     h = hand("5H", "10D", "3C")
-    assert cards_of(fc.legal_cards(h, S)) == {"5H", "10D", "3C"}
+    assert cards_of(fc.legal_plays(h, S)) == {"5H", "10D", "3C"}
 
 
 def test_leader_may_lead_any_card():
     h = hand("AS", "2S", "5H", "10D", "3C")
-    assert cards_of(fc.legal_cards(h, -1)) == {"AS", "2S", "5H", "10D", "3C"}
+    assert cards_of(fc.legal_plays(h, -1)) == {"AS", "2S", "5H", "10D", "3C"}
 
 
 # ============================================================== trick winner
@@ -111,7 +111,7 @@ def test_move_directions():
     (True, (0, 9, 0), 0b10),   # ... and only Neutral -> Hot
 ])
 def test_single_moves(red, state, expected):
-    assert fc.legal_moves(cubes(*state), red, 1) == expected
+    assert fc.legal_cube_moves_in(cubes(*state), red, 1) == expected
 
 
 @pytest.mark.parametrize("red,state,expected", [
@@ -125,7 +125,7 @@ def test_single_moves(red, state, expected):
     (False, (1, 1, 7), 0b00),
 ])
 def test_double_moves_need_two_in_the_source(red, state, expected):
-    assert fc.legal_moves(cubes(*state), red, 2) == expected
+    assert fc.legal_cube_moves_in(cubes(*state), red, 2) == expected
 
 
 # ============================================================== round scoring
@@ -223,7 +223,7 @@ def test_heuristic_forecast_compares_colour_strengths():
 
 
 def _hcard(h, led_suit, best, forecast):
-    legal = fc.legal_cards(h, led_suit)
+    legal = fc.legal_plays(h, led_suit)
     card = fc.heuristic_card(h, legal, led_suit, c(best) if best else -1, forecast)
     return card_name(card)
 
@@ -606,8 +606,8 @@ def test_random_cube_move_is_one_draw_over_singles_and_doubles():
 
 def _winning(state, red, w, score, correct, adv_left, forecast, advisory=True):
     cb = cubes(*state)
-    singles = fc.legal_moves(cb, red, 1)
-    doubles = fc.legal_moves(cb, red, 2) if adv_left[w] else 0
+    singles = fc.legal_cube_moves_in(cb, red, 1)
+    doubles = fc.legal_cube_moves_in(cb, red, 2) if adv_left[w] else 0
     a = [np.array(x, dtype=np.int64) for x in (score, correct, adv_left, forecast)]
     return tuple(int(x) for x in fc.winning_moves(*state, red, singles, doubles, w, *a, advisory,
                                                   len(score)))
