@@ -1257,61 +1257,38 @@ def seat_play(st, keys, ctrs, s):
     return select_card(legal, pick(st, keys, ctrs, s, popcount(legal)))
 
 
-# table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3 (the one formula,
-# evaluated in Python at import: the trick phase looks strengths up instead of computing them)
-TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) for c in range(N_CARDS)],
-                          dtype=np.int64)
-
-
 @jit(inline='always')
 def tricks_phase(st, keys, ctrs, ev, ev_n, search):
     """The round's tricks from trick ``S_TRICK`` (led by ``S_LEADER``, no card played yet: trick
-    0 in a game, a later one in a rollout) to the last.
+    0 in a game, a later one in a rollout) to the last: each trick is start_trick, one card per
+    seat clockwise from the leader (its choice, then apply_play: the led suit and the seat holding
+    the trick), finish_trick; the winner leads the next.
 
-    The same plays as start_trick / seat_play / apply_play / finish_trick, with the trick in
-    progress (led suit, holder, its strength) and the decision count kept in local variables;
-    the state fields a policy reads (S_LED_SUIT, S_BEST_SEAT, S_PLAYED; a search seat also
-    S_WON_PILE) are written before it reads them, and every field is as those functions leave
-    it when the phase ends. With search, a search seat's card comes from mc_play and what each
-    play shows is noted (note_play)."""
+    A seat's choice is seat_play's, with the decision count kept in a local variable and a
+    random seat's next draw computed one ahead (S_NEXT), off the path of the decision that uses
+    it. With search, a search seat's card comes from mc_play and what each play shows is noted
+    (note_play)."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
     H = st[S_HAND_SIZE]
     rival = st[S_RIVAL]
-    t0 = st[S_TRICK]
     leader = st[S_LEADER]
-    pile = st[S_WON_PILE]
     decisions = 0
     for s in range(S):      # each seat's next draw, computed ahead of the decision that uses it
         st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
-    led = -1
-    best_seat = -1
-    for t in range(t0, H):
-        st[S_TRICK] = t
-        st[S_LEADER] = leader
-        for s in range(S):
-            st[S_PLAYED + s] = -1
-        led = -1
-        best_seat = -1
-        best_str = -1
+    for t in range(st[S_TRICK], H):
+        start_trick(st, leader)
         s = leader
         for j in range(S):
+            led = st[S_LED_SUIT]        # -1 for the trick's first card
             if s == rival:
-                st[S_LED_SUIT] = led
                 c = rival_play(st, s)
-                st[S_HAND + s] &= ~(ONE << c)
             else:
                 decisions += 1
-                hand = st[S_HAND + s]
-                legal = legal_plays(hand, led)      # led = -1 for the trick's first card
+                legal = legal_plays(st[S_HAND + s], led)
                 if st[S_POLICY + s] == P_HEURISTIC:
-                    st[S_LED_SUIT] = led
-                    st[S_BEST_SEAT] = best_seat
                     c = heuristic_card(st, s, legal)
                 elif search is not None and st[S_POLICY + s] == P_MC:
-                    st[S_LED_SUIT] = led
-                    st[S_BEST_SEAT] = best_seat
-                    st[S_WON_PILE] = pile
                     c = mc_play(st, keys, ctrs, s)
                 else:
                     # rng.below(keys, ctrs, s, n) from the prefetched draw when n >= 2, without a
@@ -1322,20 +1299,9 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                     ctrs[s] = ctr
                     st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctr) >> _S32)
                     c = select_card(legal, k)
-                st[S_HAND + s] = hand & ~(ONE << c)
                 if search is not None:
                     note_play(st, s, c, j, led)
-            st[S_PLAYED + s] = c
-            pile |= ONE << c
-            if j == 0:
-                led = suit_of(c)
-                best_seat = s
-                best_str = TRICK_STRENGTH[led * N_CARDS + c]
-            else:
-                x = TRICK_STRENGTH[led * N_CARDS + c]
-                if x > best_str:
-                    best_str = x
-                    best_seat = s
+            apply_play(st, s, c)
             if rec:
                 if s == rival:
                     first = st[S_FLIP_FIRST]
@@ -1347,16 +1313,10 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             s += 1
             if s == S:
                 s = 0
-        st[S_WON + best_seat] += 1
+        leader = finish_trick(st)
         if rec:
-            record_event(ev, ev_n, E_TRICK, best_seat, st[S_ROUND], t, st[S_PLAYED + best_seat],
-                         st[S_WON + best_seat])
-        leader = best_seat
-    st[S_LED_SUIT] = led
-    st[S_BEST_SEAT] = best_seat
-    st[S_TRICK] = H
-    st[S_TRICKS_PLAYED] += H - t0
-    st[S_WON_PILE] = pile
+            record_event(ev, ev_n, E_TRICK, leader, st[S_ROUND], t, st[S_PLAYED + leader],
+                         st[S_WON + leader])
     st[S_DECISIONS] += decisions
 
 
