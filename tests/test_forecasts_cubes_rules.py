@@ -92,6 +92,34 @@ def test_move_directions():
     assert (fc.move_source(False, 1), fc.move_dest(False, 1)) == (NEUTRAL, COLD)
 
 
+@pytest.mark.parametrize("red,size,option,expected", [
+    # rulebook "Cube Movement", from Hot 4 / Neutral 1 / Cold 4
+    (True, 1, 0, (4, 2, 3)),     # red: 1 cube Cold -> Neutral
+    (True, 1, 1, (5, 0, 4)),     # red: 1 cube Neutral -> Hot
+    (False, 1, 0, (3, 2, 4)),    # black: 1 cube Hot -> Neutral
+    (False, 1, 1, (4, 0, 5)),    # black: 1 cube Neutral -> Cold
+    # Weather Advisory: two cubes from one bucket to the same bucket
+    (True, 2, 0, (4, 3, 2)),     # red: 2 from Cold to Neutral
+    (False, 2, 0, (2, 3, 4)),    # black: 2 from Hot to Neutral
+])
+def test_apply_cube_move(red, size, option, expected):
+    assert fc.apply_cube_move(4, 1, 4, red, size, option) == expected
+
+
+def test_advisory_double_from_neutral():
+    # "move 2 from Neutral to Hot" / "2 from Neutral to Cold", Neutral holding 3
+    assert fc.apply_cube_move(3, 3, 3, True, 2, 1) == (5, 1, 3)
+    assert fc.apply_cube_move(3, 3, 3, False, 2, 1) == (3, 1, 5)
+
+
+def test_beats_only_a_higher_card_of_the_led_suit():
+    hearts, diamonds = c("2H") // 13, c("2D") // 13      # a card is suit * 13 + rank
+    assert fc.beats(c("9H"), c("5H"), hearts)            # a higher heart, hearts led
+    assert not fc.beats(c("4H"), c("5H"), hearts)        # a lower heart
+    assert not fc.beats(c("AS"), c("5H"), hearts)        # off suit, however high
+    assert fc.beats(c("AD"), c("10D"), diamonds)         # the Ace ranks above the 10
+
+
 @pytest.mark.parametrize("red,state,expected", [
     # red win: sources are Cold (option 0) and Neutral (option 1)
     (True, (4, 1, 4), 0b11),
