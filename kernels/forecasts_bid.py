@@ -1257,17 +1257,25 @@ def seat_play(st, keys, ctrs, s):
     return select_card(legal, pick(st, keys, ctrs, s, popcount(legal)))
 
 
+# table: TRICK_STRENGTH[led * N_CARDS + c] = trick_strength(c, led) for led 0..3 (the one formula,
+# evaluated in Python at import: the trick phase looks strengths up instead of computing them)
+TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) for c in range(N_CARDS)],
+                          dtype=np.int64)
+
+
 @jit(inline='always')
 def tricks_phase(st, keys, ctrs, ev, ev_n, search):
     """The round's tricks from trick ``S_TRICK`` (led by ``S_LEADER``, no card played yet: trick
     0 in a game, a later one in a rollout) to the last: each trick is start_trick, one card per
-    seat clockwise from the leader (its choice, then apply_play: the led suit and the seat holding
-    the trick), finish_trick; the winner leads the next.
+    seat clockwise from the leader, finish_trick; the winner leads the next.
 
-    A seat's choice is seat_play's, with the decision count kept in a local variable and a
-    random seat's next draw computed one ahead (S_NEXT), off the path of the decision that uses
-    it. With search, a search seat's card comes from mc_play and what each play shows is noted
-    (note_play)."""
+    A card is played as seat_play chooses it and apply_play plays it, with the trick in progress
+    (led suit, holder, its strength: TRICK_STRENGTH) and the decision count kept in local
+    variables and a random seat's next draw computed one ahead (S_NEXT): measured, apply_play's
+    reads of the state on every card cost 20-30% of random play. The state fields a policy reads
+    (S_LED_SUIT, S_BEST_SEAT, S_PLAYED) are written before it reads them, and every field is as
+    apply_play leaves it when finish_trick collects the trick. With search, a search seat's card
+    comes from mc_play and what each play shows is noted (note_play)."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
     H = st[S_HAND_SIZE]
@@ -1278,17 +1286,26 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
         st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
     for t in range(st[S_TRICK], H):
         start_trick(st, leader)
+        led = -1
+        best_seat = -1
+        best_str = -1
         s = leader
         for j in range(S):
-            led = st[S_LED_SUIT]        # -1 for the trick's first card
             if s == rival:
+                st[S_LED_SUIT] = led
                 c = rival_play(st, s)
+                st[S_HAND + s] &= ~(ONE << c)
             else:
                 decisions += 1
-                legal = legal_plays(st[S_HAND + s], led)
+                hand = st[S_HAND + s]
+                legal = legal_plays(hand, led)      # led = -1 for the trick's first card
                 if st[S_POLICY + s] == P_HEURISTIC:
+                    st[S_LED_SUIT] = led
+                    st[S_BEST_SEAT] = best_seat
                     c = heuristic_card(st, s, legal)
                 elif search is not None and st[S_POLICY + s] == P_MC:
+                    st[S_LED_SUIT] = led
+                    st[S_BEST_SEAT] = best_seat
                     c = mc_play(st, keys, ctrs, s)
                 else:
                     # rng.below(keys, ctrs, s, n) from the prefetched draw when n >= 2, without a
@@ -1299,9 +1316,19 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                     ctrs[s] = ctr
                     st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctr) >> _S32)
                     c = select_card(legal, k)
+                st[S_HAND + s] = hand & ~(ONE << c)
                 if search is not None:
                     note_play(st, s, c, j, led)
-            apply_play(st, s, c)
+            st[S_PLAYED + s] = c
+            if j == 0:
+                led = suit_of(c)
+                best_seat = s
+                best_str = TRICK_STRENGTH[led * N_CARDS + c]
+            else:
+                x = TRICK_STRENGTH[led * N_CARDS + c]
+                if x > best_str:
+                    best_str = x
+                    best_seat = s
             if rec:
                 if s == rival:
                     first = st[S_FLIP_FIRST]
@@ -1313,6 +1340,8 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             s += 1
             if s == S:
                 s = 0
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
         leader = finish_trick(st)
         if rec:
             record_event(ev, ev_n, E_TRICK, leader, st[S_ROUND], t, st[S_PLAYED + leader],
