@@ -967,7 +967,6 @@ def forecast_phase(params, seats, rnd, st, out, row, ev, ev_n, search):
             count(out, row, P, C_RX_FORBIDDEN, 1)
         if ev.shape[0] > 0:
             record_event(ev, ev_n, E_FORECAST, s, rnd, st.forecast[s])
-    out[row, col_decisions(P)] += P
 
 
 @jit(inline='always')
@@ -1040,8 +1039,6 @@ def play_trick(params, seats, t, leader, rnd, st, out, row, ev, ev_n, search):
         s += 1
         if s == P:
             s = 0
-    out[row, col_decisions(P)] += P
-    out[row, col_length(P)] += 1
     if rec:
         record_event(ev, ev_n, E_TRICK, w, rnd, t, st.played[w])
     return w, led_suit
@@ -1116,7 +1113,6 @@ def cube_move_phase(params, seats, w, led_suit, t, rnd, st, out, row, ev, ev_n, 
     size, option = cube_move_choice(params, seats, w, red, sing, doub, final, t, rnd, st, search)
     if wide and move_forbidden(seats[w, SEAT_WATCH], doubles, size):
         count(out, row, P, C_RX_FORBIDDEN, 1)
-    out[row, col_decisions(P)] += 1
     if doubles != 0 and rec:
         record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
     cubes[HOT], cubes[NEUTRAL], cubes[COLD] = apply_cube_move(cubes[HOT], cubes[NEUTRAL],
@@ -1175,7 +1171,13 @@ def score_round(P, rnd, st, out, row, ev, ev_n):
 @jit(inline='always')
 def end_of_game(params, P, st, out, row, ev, ev_n):
     """End of Game: the highest total score wins; ties: most correct forecasts, then an unused
-    Weather Advisory, then a shared victory (_finish_into)."""
+    Weather Advisory, then a shared victory (_finish_into). Length and decisions are counted
+    here, not in the hot loop: every round has its tricks, every forecast and every card is a
+    decision, and so is every trick's cube move but where no move was legal."""
+    tricks = params[R_ROUNDS] * params[R_TRICKS]
+    out[row, col_length(P)] = tricks
+    out[row, col_decisions(P)] = ((params[R_ROUNDS] + tricks) * P + tricks
+                                  - out[row, col_counter(P, C_NO_MOVE)])
     _finish_into(st.score, st.correct, st.adv_left, st.used_adv, params[R_ADVISORY] != 0, P, out,
                  row, ev, ev_n, st.tkeys)
     count(out, row, P, C_MC_ROLLOUTS, st.mcstat[0])
