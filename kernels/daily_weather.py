@@ -657,7 +657,7 @@ def draw(st, slot):
 
 
 @jit
-def apply_option(params, st, top, tm, o, undo):
+def apply_placement(params, st, top, tm, o, undo):
     """Play option ``o`` (a placement, or DISCARD) and draw; ``undo`` saves what it changed.
     Returns the number of cells laid on occupied cells."""
     for i in range(ST_LEN):
@@ -694,8 +694,8 @@ def apply_option(params, st, top, tm, o, undo):
 
 
 @jit
-def undo_option(params, st, top, tm, o, undo):
-    """Take back ``apply_option(o)``."""
+def undo_placement(params, st, top, tm, o, undo):
+    """Take back ``apply_placement(o)``."""
     if o != DISCARD:
         slot = opt_slot(o)
         rot = opt_rot(o)
@@ -986,9 +986,9 @@ def wins_now(params, st, top, tm, pat, o, undo, rows, work, ok, known_connected=
     """Would placement ``o`` end the game with a winning map?"""
     if labels_under(st, top, o) != st[S_FOREIGN]:
         return False
-    apply_option(params, st, top, tm, o, undo)
+    apply_placement(params, st, top, tm, o, undo)
     won = finished(st) and map_wins(st, top, tm, pat, rows, work, known_connected)
-    undo_option(params, st, top, tm, o, undo)
+    undo_placement(params, st, top, tm, o, undo)
     return won
 
 
@@ -1034,9 +1034,9 @@ def choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, row
     nb = 0
     for i in range(n):
         o = opts[i]
-        apply_option(params, st, top, tm, o, undo)
+        apply_placement(params, st, top, tm, o, undo)
         key = progress_key(st, top, tm, pat, rows, work, ok, finished(st))
-        undo_option(params, st, top, tm, o, undo)
+        undo_placement(params, st, top, tm, o, undo)
         if key > best:
             best = key
             nb = 0
@@ -1083,7 +1083,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid=0
             o = choose_greedy(params, st, top, tm, pat, buf, n, gwins, keys, ctrs, undos[d],
                               rows, work, ok, False)
             nodes += n
-        apply_option(params, st, top, tm, o, undos[d])
+        apply_placement(params, st, top, tm, o, undos[d])
         path[d] = o
         d += 1
     best = progress_key(st, top, tm, pat, rows, work, ok, finished(st))
@@ -1092,7 +1092,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid=0
     info[I_PLAN_LEN] = d
     while d > 0:
         d -= 1
-        undo_option(params, st, top, tm, path[d], undos[d])
+        undo_placement(params, st, top, tm, path[d], undos[d])
     for i in range(ST_LEN):
         st[i] = st0[i]
     # Then depth-first search for a better line.
@@ -1111,7 +1111,7 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid=0
                 left_after = cards_left(st) - 1
                 if st[S_FOREIGN] - labels_under(st, top, o) > FACE_CELLS * left_after:
                     continue
-            apply_option(params, st, top, tm, o, undos[d])
+            apply_placement(params, st, top, tm, o, undos[d])
             nodes += 1
             path[d] = o
             leaf = finished(st)
@@ -1130,11 +1130,11 @@ def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid=0
                 for i in range(d + 1):
                     plan[i] = path[i]
                 info[I_PLAN_LEN] = d + 1
-            undo_option(params, st, top, tm, o, undos[d])
+            undo_placement(params, st, top, tm, o, undos[d])
         else:
             d -= 1
             if d >= 0:
-                undo_option(params, st, top, tm, path[d], undos[d])
+                undo_placement(params, st, top, tm, path[d], undos[d])
     info[I_NODES] = nodes
     info[I_FOUND] = 1 if (best >= 0 and best >> KEY_WON == 1) else 0
     info[I_COMPLETE] = 1 if complete else 0
@@ -1226,7 +1226,7 @@ def mc_rollout(params, st, top, tm, pat, pol, keys, ctrs, opts, wins, cand, undo
             if params[R_STUCK] != STUCK_DISCARD:
                 failed_stuck = True
                 break
-            apply_option(params, st, top, tm, DISCARD, undo)
+            apply_placement(params, st, top, tm, DISCARD, undo)
             continue
         if pol == P_RANDOM:
             o = choose_random(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
@@ -1234,7 +1234,7 @@ def mc_rollout(params, st, top, tm, pat, pol, keys, ctrs, opts, wins, cand, undo
         else:
             o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
                               work, ok, True)
-        apply_option(params, st, top, tm, o, undo)
+        apply_placement(params, st, top, tm, o, undo)
         mcstat[1] += 1
     win, m, score = judge(st, top, tm, pat, rows, work, ok, failed_stuck)
     return MC_WIN_VALUE * win + score
@@ -1283,7 +1283,7 @@ def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat
             tm2[:, :] = tm
             for j in range(N_WEATHER):
                 st2[S_DECK0 + j] = deck[j]
-            apply_option(params, st2, top2, tm2, opts[i], undo)
+            apply_placement(params, st2, top2, tm2, opts[i], undo)
             mcstat[1] += 1
             total[i] += mc_rollout(params, st2, top2, tm2, pat, pol, keys, ctrs, ropts, wins,
                                    cand, undo, rows, work, ok, mcstat, forbid)
@@ -1426,7 +1426,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
             if not discard:
                 failed_stuck = True
                 break
-            apply_option(params, st, top, tm, DISCARD, undo)
+            apply_placement(params, st, top, tm, DISCARD, undo)
             turn += 1
             continue
         st[S_OPTIONS] += n
@@ -1450,7 +1450,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
             n_forbidden += 1
         code = st[S_HAND0 + opt_slot(o)]
         lab = labels_under(st, top, o)
-        cov = apply_option(params, st, top, tm, o, undo)
+        cov = apply_placement(params, st, top, tm, o, undo)
         if tracing:
             layout.record_event(ev, ev_n, E_PLACE, 0, code, opt_rot(o),
                                 opt_row(o) - st[S_MONTH_R], opt_col(o) - st[S_MONTH_C], cov, lab,

@@ -451,7 +451,7 @@ def reset_tracking(st):
 
 # ---- Phase 1: Investment --------------------------------------------------------------------
 @jit
-def can_invest(st, s):
+def legal_invest(st, s):
     """At least 1 Reputation and Market Spend below 3 (the Rival never invests)."""
     return (not is_rival(st, s)) and st[S_REP + s] >= INVEST_COST and st[S_SPEND + s] < SPEND_MAX
 
@@ -545,7 +545,7 @@ def draw_deck_size(st):
 
 
 @jit
-def market_actions(st, s):
+def legal_market(st, s):
     """Bit mask of the offered actions: Pass always; Draw / Buy when at least one card could be
     taken (Market Spend >= 1 and the Draw Deck / the Market not empty)."""
     m = ONE << A_PASS
@@ -583,7 +583,7 @@ def cards_taken(st, action, k):
 
 
 @jit
-def draw_top(st, s):
+def apply_draw(st, s):
     """Draw k: take the Draw Deck's top card into hand, paying 1 Market Spend; returns it."""
     c = st[S_DRAW_DECK + st[S_DECK_TOP]]
     st[S_DRAW_DECK + st[S_DECK_TOP]] = -1
@@ -594,7 +594,7 @@ def draw_top(st, s):
 
 
 @jit
-def buy_card(st, s, c):
+def apply_buy(st, s, c):
     """Buy k: take one face-up card c from the Market, paying 1 Market Spend."""
     st[S_MARKET] &= ~(ONE << c)
     st[S_HAND + s] |= ONE << c
@@ -602,7 +602,7 @@ def buy_card(st, s, c):
 
 
 @jit
-def discard_to_market(st, s, c):
+def apply_discard(st, s, c):
     """After taking, discard the same number of cards from hand face up into the Market."""
     st[S_HAND + s] &= ~(ONE << c)
     st[S_MARKET] |= ONE << c
@@ -669,7 +669,7 @@ def rival_choose(first, second, led_suit):
 
 # ---- Phase 5: Tricks ------------------------------------------------------------------------
 @jit
-def play_card(st, s, c):
+def apply_play(st, s, c):
     """Put card c (from seat s) into the trick; the first card sets the led suit."""
     st[S_HAND + s] &= ~(ONE << c)
     st[S_PLAYED + s] = c
@@ -1035,7 +1035,7 @@ def invest_phase(st, keys, ctrs, ev, ev_n, j0, search):
         s += 1
         if s >= S:
             s -= S
-        if not can_invest(st, s):
+        if not legal_invest(st, s):
             continue
         st[S_COUNT + C_INVEST_CHANCES] += 1
         st[S_DECISIONS] += 1
@@ -1120,7 +1120,7 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
     (market_book). A restricted seat chooses among the actions its restrictions leave (Pass
     always stays). A random seat draws once, uniformly over the distinct actions in the order
     Pass, Draw 1 .. Draw k_max, Buy 1 .. Buy k_max (mc's order)."""
-    offered = market_actions(st, s)
+    offered = legal_market(st, s)
     if st[S_FORBID + s] != 0:
         offered = actions_left(st[S_FORBID + s], offered)
     heur = st[S_POLICY + s] == P_HEURISTIC
@@ -1166,7 +1166,7 @@ def market_finish(st, keys, ctrs, s, action, taken, n_taken, n_disc, shed_strong
     discarded = np.int64(0)
     for i in range(n_taken, taken):
         if action == A_DRAW:
-            c = draw_top(st, s)
+            c = apply_draw(st, s)
         else:
             mk = st[S_MARKET]
             st[S_DECISIONS] += 1
@@ -1175,7 +1175,7 @@ def market_finish(st, keys, ctrs, s, action, taken, n_taken, n_disc, shed_strong
             else:
                 n = popcount(mk)
                 c = select_card(mk, rng.below(keys, ctrs, s, n) if n > 1 else 0)
-            buy_card(st, s, c)
+            apply_buy(st, s, c)
         taken_mask |= ONE << c
     for i in range(n_disc, taken):
         hand = st[S_HAND + s]
@@ -1185,7 +1185,7 @@ def market_finish(st, keys, ctrs, s, action, taken, n_taken, n_disc, shed_strong
         else:
             n = popcount(hand)
             c = select_card(hand, rng.below(keys, ctrs, s, n) if n > 1 else 0)
-        discard_to_market(st, s, c)
+        apply_discard(st, s, c)
         discarded |= ONE << c
     return taken_mask, discarded
 
@@ -1240,7 +1240,7 @@ def rival_play(st, s):
         st[S_SCRAP] |= ONE << (second if c == first else first)
     st[S_FLIP_FIRST] = first
     st[S_FLIP_SECOND] = second
-    st[S_HAND + s] |= ONE << c      # momentarily in hand, so play_card can take it
+    st[S_HAND + s] |= ONE << c      # momentarily in hand, so apply_play can take it
     return c
 
 
@@ -1266,31 +1266,26 @@ TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) fo
 @jit(inline='always')
 def tricks_phase(st, keys, ctrs, ev, ev_n, search):
     """The round's tricks from trick ``S_TRICK`` (led by ``S_LEADER``, no card played yet: trick
-    0 in a game, a later one in a rollout) to the last.
+    0 in a game, a later one in a rollout) to the last: each trick is start_trick, one card per
+    seat clockwise from the leader, finish_trick; the winner leads the next.
 
-    The same plays as start_trick / seat_play / play_card / finish_trick, with the trick in
-    progress (led suit, holder, its strength) and the decision count kept in local variables;
-    the state fields a policy reads (S_LED_SUIT, S_BEST_SEAT, S_PLAYED; a search seat also
-    S_WON_PILE) are written before it reads them, and every field is as those functions leave
-    it when the phase ends. With search, a search seat's card comes from mc_play and what each
-    play shows is noted (note_play)."""
+    A card is played as seat_play chooses it and apply_play plays it, with the trick in progress
+    (led suit, holder, its strength: TRICK_STRENGTH) and the decision count kept in local
+    variables and a random seat's next draw computed one ahead (S_NEXT): measured, apply_play's
+    reads of the state on every card cost 20-30% of random play. The state fields a policy reads
+    (S_LED_SUIT, S_BEST_SEAT, S_PLAYED) are written before it reads them, and every field is as
+    apply_play leaves it when finish_trick collects the trick. With search, a search seat's card
+    comes from mc_play and what each play shows is noted (note_play)."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
     H = st[S_HAND_SIZE]
     rival = st[S_RIVAL]
-    t0 = st[S_TRICK]
     leader = st[S_LEADER]
-    pile = st[S_WON_PILE]
     decisions = 0
     for s in range(S):      # each seat's next draw, computed ahead of the decision that uses it
         st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
-    led = -1
-    best_seat = -1
-    for t in range(t0, H):
-        st[S_TRICK] = t
-        st[S_LEADER] = leader
-        for s in range(S):
-            st[S_PLAYED + s] = -1
+    for t in range(st[S_TRICK], H):
+        start_trick(st, leader)
         led = -1
         best_seat = -1
         best_str = -1
@@ -1311,7 +1306,6 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                 elif search is not None and st[S_POLICY + s] == P_MC:
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
-                    st[S_WON_PILE] = pile
                     c = mc_play(st, keys, ctrs, s)
                 else:
                     # rng.below(keys, ctrs, s, n) from the prefetched draw when n >= 2, without a
@@ -1326,7 +1320,6 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                 if search is not None:
                     note_play(st, s, c, j, led)
             st[S_PLAYED + s] = c
-            pile |= ONE << c
             if j == 0:
                 led = suit_of(c)
                 best_seat = s
@@ -1347,16 +1340,12 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             s += 1
             if s == S:
                 s = 0
-        st[S_WON + best_seat] += 1
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
+        leader = finish_trick(st)
         if rec:
-            record_event(ev, ev_n, E_TRICK, best_seat, st[S_ROUND], t, st[S_PLAYED + best_seat],
-                         st[S_WON + best_seat])
-        leader = best_seat
-    st[S_LED_SUIT] = led
-    st[S_BEST_SEAT] = best_seat
-    st[S_TRICK] = H
-    st[S_TRICKS_PLAYED] += H - t0
-    st[S_WON_PILE] = pile
+            record_event(ev, ev_n, E_TRICK, leader, st[S_ROUND], t, st[S_PLAYED + leader],
+                         st[S_WON + leader])
     st[S_DECISIONS] += decisions
 
 
@@ -1641,7 +1630,7 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
 @jit(inline='always')
 def trick_rest(st, keys, ctrs):
     """A rollout resumed mid-trick: the trick in progress played out card by card (seat_play,
-    play_card: the decisions and draws of tricks_phase) and collected, the next trick started.
+    apply_play: the decisions and draws of tricks_phase) and collected, the next trick started.
     Returns the cards played."""
     S = st[S_SEATS]
     k0 = 0
@@ -1652,7 +1641,7 @@ def trick_rest(st, keys, ctrs):
     if s >= S:
         s -= S
     for j in range(k0, S):
-        play_card(st, s, seat_play(st, keys, ctrs, s))
+        apply_play(st, s, seat_play(st, keys, ctrs, s))
         s = next_seat(st, s)
     w = st[S_BEST_SEAT]
     finish_trick(st)
@@ -1693,7 +1682,7 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
 
 
 @jit
-def apply_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
+def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
     the round on (me's own rest of a Market turn by its rollout policy); returns card plays.
     ``j``: me's place from the dealer's left; Market: ``shed`` (the heuristic's discard side),
@@ -1711,13 +1700,13 @@ def apply_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n)
         if action != A_PASS:
             market_finish(st, keys, ctrs, me, action, cards_taken(st, action, opt % 4), 0, 0, shed)
     elif dkind == D_PICK:
-        buy_card(st, me, opt)
+        apply_buy(st, me, opt)
         market_finish(st, keys, ctrs, me, A_BUY, taken, done + 1, 0, shed)
     elif dkind == D_DISCARD:
-        discard_to_market(st, me, opt)
+        apply_discard(st, me, opt)
         market_finish(st, keys, ctrs, me, A_BUY, taken, taken, done + 1, shed)
     else:
-        play_card(st, me, opt)
+        apply_play(st, me, opt)
         phase = PH_TRICKS
     return round_rest(st, phase, j + 1, keys, ctrs, ev, ev_n)
 
@@ -1755,7 +1744,7 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
         sim[x] = det[x]
     for p in range(S + 2):
         rctrs[p] = 0
-    plays = apply_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
+    plays = play_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
     v = 0
     for o in range(S):
         d = sim[S_REP + o] - st[S_REP + o]
@@ -1922,7 +1911,7 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     st[S_DECISIONS] += 1
     n = 1
     opts[0] = A_PASS * 4
-    left = actions_left(st[S_FORBID + s], market_actions(st, s))
+    left = actions_left(st[S_FORBID + s], legal_market(st, s))
     for a in (A_DRAW, A_BUY):
         if not (left >> a) & 1:
             continue            # forbidden to this seat (never offered actions take no card)
@@ -1942,20 +1931,20 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
         taken = cards_taken(st, action, k)
         for i in range(taken):
             if action == A_DRAW:
-                c = draw_top(st, s)
+                c = apply_draw(st, s)
             else:
                 st[S_DECISIONS] += 1
                 n = _mask_options(st[S_MARKET], opts)
                 c = opts[0]
                 if n > 1:
                     c = opts[mc_search(st, s, D_PICK, opts, n, j, shed, taken, i, keys, ctrs, slot)]
-                buy_card(st, s, c)
+                apply_buy(st, s, c)
             taken_mask |= ONE << c
         for i in range(taken):
             st[S_DECISIONS] += 1
             n = _mask_options(st[S_HAND + s], opts)
             c = opts[mc_search(st, s, D_DISCARD, opts, n, j, shed, taken, i, keys, ctrs, slot)]
-            discard_to_market(st, s, c)
+            apply_discard(st, s, c)
             discarded |= ONE << c
     market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n)
 

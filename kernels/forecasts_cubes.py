@@ -1,7 +1,10 @@
 """forecasts-cubes: a trick game that pushes nine Hot/Cold cubes (rulebook forecasts-cubes.txt).
 
 Rounds: deal, secret forecasts, ``tricks_per_round`` tricks (the winner moves a cube in the
-winning card's colour direction), round scoring. Four rounds, then tie-breakers.
+winning card's colour direction), round scoring. Four rounds, then tie-breakers. ``play_one``
+reads as the rulebook: setup_game, then per round deal_round, forecast_phase, tricks_phase
+(play_trick with each seat's card_choice, then cube_move_phase with the Weather Advisory) and
+score_round, then end_of_game.
 
 Encodings (see kernels/cards.py): cards are French cards without J, Q, K (40 cards); a hand
 is a 64-bit mask. Buckets: HOT = 0, NEUTRAL = 1, COLD = 2. Forecasts: F_HOT = 0, F_COLD = 1.
@@ -11,16 +14,21 @@ highest card of the led suit.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
 from . import arc, builds, layout, race, rng
-from ._jit import jit, pjit
+from ._jit import jit, jit_borrowing, pjit
 
 # Speed notes (CPU-time A/B on one thread, bit-identical results; benchmarks/RESULTS.md):
-# - small rule functions are inlined at the Numba level (inline='always'); but the ones used in
-#   play_one's hot loop take scalars, not arrays: an inlined function's array arguments cost a
-#   reference-count round trip on every call (~20% of random play);
+# - small rule functions are inlined at the Numba level (inline='always'); where reference
+#   counting is on (the search player's rollouts) the ones in a loop take scalars, not arrays: an
+#   inlined function's array arguments cost a reference-count round trip on every call (~20% of
+#   random play when play_one had it on);
+# - play_one, with its phases inlined, is compiled without reference counting (jit_borrowing):
+#   it allocates nothing, so the phases take the working arrays (``State``) freely;
 # - play_one is compiled twice, with and without the search player (``search`` None);
 # - the working arrays are allocated once per block of games, stream keys share their prefix,
 #   the deal's 39 shuffle draws are computed before the swaps (rng.shuffle_batched), a random
@@ -203,7 +211,7 @@ def check(players: int, params) -> None:
 
 # ---- rules as small functions ----------------------------------------------------------------
 @jit(inline='always')
-def legal_cards(hand, led_suit):
+def legal_plays(hand, led_suit):
     """Follow suit if able; otherwise (or when leading, led_suit = -1) any card."""
     if led_suit >= 0:
         follow = hand & SUIT_MASK[led_suit]
@@ -213,13 +221,19 @@ def legal_cards(hand, led_suit):
 
 
 @jit(inline='always')
+def beats(c, best, led_suit):
+    """Does card ``c`` beat ``best``, the card holding a trick led in ``led_suit``? The highest
+    card of the led suit wins (no trumps)."""
+    return suit_of(c) == led_suit and c > best
+
+
+@jit(inline='always')
 def trick_winner(cards, leader, players):
     """Seat that played the highest card of the led suit (``cards[seat]``)."""
     led = suit_of(cards[leader])
     best = leader
     for s in range(players):
-        c = cards[s]
-        if suit_of(c) == led and c > cards[best]:
+        if beats(cards[s], cards[best], led):
             best = s
     return best
 
@@ -243,19 +257,31 @@ def move_dest(red, option):
     return HOT if red else COLD
 
 
+@jit(inline='always')
+def apply_cube_move(hot, neutral, cold, red, size, option):
+    """(hot, neutral, cold) after ``size`` cubes (2: the Weather Advisory) move one step from
+    move_source to move_dest. On scalars: it runs in the hot loop (below)."""
+    src = move_source(red, option)
+    dst = move_dest(red, option)
+    hot += (size if dst == HOT else 0) - (size if src == HOT else 0)
+    neutral += (size if dst == NEUTRAL else 0) - (size if src == NEUTRAL else 0)
+    cold += (size if dst == COLD else 0) - (size if src == COLD else 0)
+    return hot, neutral, cold
+
+
 # The rules below come in two spellings: on scalars (used by play_one's hot loop: an inlined
 # function that takes arrays costs a reference-count round trip per call, measured ~20% of
 # random play) and on the ``cubes`` array (tests, search rollouts), the latter calling the former.
 @jit(inline='always')
-def legal_moves_n(hot, neutral, cold, red, size):
+def legal_cube_moves(hot, neutral, cold, red, size):
     """Bit mask of legal options (bit 0, bit 1) for moving ``size`` cubes from one bucket."""
     far = cold if red else hot
     return (1 if far >= size else 0) | (2 if neutral >= size else 0)
 
 
 @jit(inline='always')
-def legal_moves(cubes, red, size):
-    return legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, size)
+def legal_cube_moves_in(cubes, red, size):
+    return legal_cube_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, size)
 
 
 @jit(inline='always')
@@ -370,7 +396,7 @@ def _lowest_rank(mask):
 
 @jit
 def heuristic_move_n(hot, neutral, cold, red, forecast, singles, doubles):
-    """Best (size, option) among the legal moves (masks of options, see ``legal_moves_n``) by
+    """Best (size, option) among the legal moves (masks of options, see ``legal_cube_moves``) by
     the round points it leaves this seat; a double only when it gains over every single."""
     return knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, 1, 0)
 
@@ -414,8 +440,8 @@ def knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, adv_gain, t
 
 @jit(inline='always')
 def heuristic_move(cubes, red, forecast, can_double):
-    singles = legal_moves(cubes, red, 1)
-    doubles = legal_moves(cubes, red, 2) if can_double else 0
+    singles = legal_cube_moves_in(cubes, red, 1)
+    doubles = legal_cube_moves_in(cubes, red, 2) if can_double else 0
     return heuristic_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast, singles, doubles)
 
 
@@ -444,17 +470,7 @@ def winning_moves(hot, neutral, cold, red, singles, doubles, w, score, correct, 
         for option in range(2):
             if not (m >> option) & 1:
                 continue
-            h = hot
-            c = cold
-            if option == 0:
-                if red:
-                    c -= size
-                else:
-                    h -= size
-            elif red:
-                h += size
-            else:
-                c += size
+            h, _, c = apply_cube_move(hot, neutral, cold, red, size, option)
             # the tie-break keys of _finish_into after round scoring
             top = -1
             n_top = 0
@@ -562,7 +578,7 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
     while t < n_tricks:
         for kk in range(k, P):
             s = (leader + kk) % P
-            legal = legal_cards(hands[s], led_suit)
+            legal = legal_plays(hands[s], led_suit)
             if pol == P_HEURISTIC:
                 c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s],
                                    kn[kb + K_WIN_CHEAP], kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
@@ -573,22 +589,22 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
             played[s] = c
             plays += 1
             if kk == 0:
-                led_suit = c // N_RANKS
+                led_suit = suit_of(c)
                 best_card = c
-            elif c // N_RANKS == led_suit and c > best_card:
+            elif beats(c, best_card, led_suit):
                 best_card = c
         w = trick_winner(played, leader, P)
         red = led_suit == HEARTS or led_suit == DIAMONDS
-        singles = legal_moves(cubes, red, 1)
+        singles = legal_cube_moves_in(cubes, red, 1)
         if singles:
-            doubles = legal_moves(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
+            doubles = legal_cube_moves_in(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
             if w == me and forbid != 0:
                 singles, doubles, _ = restrict_moves(forbid, singles, doubles)
             size, option = _choose_move(pol, cubes, red, forecast[w], doubles != 0, singles, doubles,
                                         keys, ctrs, slot, adv_gain_at(kn, kb, rnd),
                                         kn[kb + K_TIEBREAK])
-            cubes[move_source(red, option)] -= size
-            cubes[move_dest(red, option)] += size
+            cubes[HOT], cubes[NEUTRAL], cubes[COLD] = apply_cube_move(
+                cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, size, option)
             if size == 2:
                 adv_left[w] = 0
         leader = w
@@ -622,7 +638,7 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
         spare = n - total
         ok = True
         for i in range(n):
-            bit = 1 << (scratch[i] // N_RANKS)
+            bit = 1 << suit_of(scratch[i])
             ne = 0
             for o in range(P):
                 if cap[o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
@@ -679,15 +695,15 @@ def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_l
         h2[me] &= ~(np.int64(1) << opt)
         p2[me] = opt
         if kk == 0:
-            ls = opt // N_RANKS
+            ls = suit_of(opt)
             bc = opt
-        elif opt // N_RANKS == ls and opt > bc:
+        elif beats(opt, bc, ls):
             bc = opt
         kk += 1
     else:
         size = opt // 2
-        c2[move_source(red, opt % 2)] -= size
-        c2[move_dest(red, opt % 2)] += size
+        c2[HOT], c2[NEUTRAL], c2[COLD] = apply_cube_move(c2[HOT], c2[NEUTRAL], c2[COLD], red, size,
+                                                         opt % 2)
         if size == 2:
             a2[me] = 0
         tt += 1
@@ -702,7 +718,7 @@ def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_l
     return pts
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from play_one, compiled without reference counting
 def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
                budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, race=False):
@@ -757,7 +773,7 @@ def _equivalent_cards(options, n_opt, hand, seen, alive):
     for i in range(1, n_opt):
         a = options[i - 1]
         b = options[i]
-        if a // N_RANKS == b // N_RANKS:
+        if suit_of(a) == suit_of(b):
             between = ((np.int64(1) << b) - 1) & ~((np.int64(1) << (a + 1)) - 1)
             if between & ~known == 0:
                 alive[i] = 0
@@ -805,7 +821,7 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
     return race.leader(alive, total, n_opt)
 
 
-@jit
+@jit(_nrt=True)    # (as _mc_choose)
 def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
              played, voids, round_played, seats, keys, ctrs, options, mcstat, kn, rnd):
     """A search seat's cube move, as size * 2 + option (kept out of line: the hot loop stays lean)."""
@@ -825,8 +841,27 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
 
 
 # ---- one game --------------------------------------------------------------------------------
-# The working arrays of one game, allocated once per block of games (``play_block``) and reset
+# The working arrays of one game, allocated once per block of games (``_play_range``) and reset
 # by ``play_one``: per-game allocations cost ~10% of random play.
+State = namedtuple("State", (
+    "keys",           # uint64: 0..P-1 the seats' streams, P the deal, P+1+s seat s's search stream
+    "ctrs",           # their counters
+    "voids",          # suits each seat has shown void in (search build)
+    "round_played",   # cards each seat played this round (search build)
+    "mcstat",         # rollouts, rollout card plays
+    "options",        # a search seat's options
+    "hands", "forecast", "score", "correct",
+    "adv_left",       # 1 while the seat holds its Weather Advisory
+    "used_adv",       # 1 once it has played it
+    "played",         # the card each seat played to the current trick
+    "cubes",          # HOT, NEUTRAL, COLD
+    "deck", "draws",  # the deal's deck and its shuffle draws
+    "nxt",            # uint64: each seat's next draw (top 32 bits), computed one draw ahead
+    "tkeys",          # the tie-break keys of the end of the game
+    "kn",             # each seat's knob row (NK values per seat)
+))
+
+
 @jit
 def _draw_ahead(keys, ctrs, nxt, s, n):
     """rng.below(keys, ctrs, s, n) for a stream whose next 32 bits are kept in ``nxt[s]``."""
@@ -839,295 +874,347 @@ def _draw_ahead(keys, ctrs, nxt, s, n):
 
 @jit
 def new_state(P):
-    return (np.zeros(2 * P + 1, dtype=np.uint64),   # keys: 0..P-1 seats, P deal, P+1+s search
-            np.zeros(2 * P + 1, dtype=np.int64),    # ctrs
-            np.zeros(P, dtype=np.int64),            # voids: suits each seat has shown void in
-            np.zeros(P, dtype=np.int64),            # round_played: cards each seat played
-            np.zeros(2, dtype=np.int64),            # mcstat: rollouts, rollout card plays
-            np.zeros(MAX_HAND, dtype=np.int64),     # options
-            np.zeros(P, dtype=np.int64),            # hands
-            np.zeros(P, dtype=np.int64),            # forecast
-            np.zeros(P, dtype=np.int64),            # score
-            np.zeros(P, dtype=np.int64),            # correct
-            np.zeros(P, dtype=np.int64),            # adv_left
-            np.zeros(P, dtype=np.int64),            # used_adv
-            np.zeros(P, dtype=np.int64),            # played
-            np.zeros(3, dtype=np.int64),            # cubes
-            DECK.copy(),                            # deck
-            np.zeros(DECK_SIZE, dtype=np.int64),    # the deal's shuffle draws
-            np.zeros(P, dtype=np.uint64),           # nxt: each seat's next draw (top 32 bits)
-            np.zeros(P, dtype=np.int64),            # tie-break keys
-            np.zeros(NK * P, dtype=np.int64))       # knobs: each seat's knob row
+    return State(np.zeros(2 * P + 1, dtype=np.uint64), np.zeros(2 * P + 1, dtype=np.int64),
+                 np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
+                 np.zeros(2, dtype=np.int64), np.zeros(MAX_HAND, dtype=np.int64),
+                 np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
+                 np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
+                 np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
+                 np.zeros(P, dtype=np.int64), np.zeros(3, dtype=np.int64),
+                 DECK.copy(), np.zeros(DECK_SIZE, dtype=np.int64),
+                 np.zeros(P, dtype=np.uint64), np.zeros(P, dtype=np.int64),
+                 np.zeros(NK * P, dtype=np.int64))
+
+
+# The phases of play_one, in the rulebook's order. Each is inlined into play_one, which is compiled
+# without reference counting (jit_borrowing): the phases take the state's arrays freely. ``search``
+# is play_one's: None in the build without the search player, where Numba prunes every
+# ``search is not None`` branch at compile time. Counters go straight into the game's row.
+@jit(inline='always')
+def count(out, row, P, counter, n):
+    out[row, col_counter(P, counter)] += n
 
 
 @jit(inline='always')
-def play_one(params, seats, seed, g, out, row, ev, ev_n, state, search):
-    """Play game ``g`` into ``out[row]`` (every column written); record events when ``ev`` has rows.
+def setup_game(params, seats, seed, g, st, search):
+    """Setup: every seat's streams and knob row, scores 0, one Weather Advisory each (optional
+    rule). Returns the key the rounds' deals derive from."""
+    P = seats.shape[0]
+    advisory_on = params[R_ADVISORY] != 0
+    gkey = rng.game_key(seed, g)
+    seat_key = rng.kind_key(gkey, rng.SEAT)
+    for s in range(P):
+        st.keys[s] = rng.index_key(seat_key, s)
+        st.ctrs[s] = 0
+        if search is not None and _searches(seats[s, 0]):
+            st.keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+            st.ctrs[P + 1 + s] = 0
+        st.score[s] = 0
+        st.correct[s] = 0
+        st.adv_left[s] = 1 if advisory_on else 0
+        st.used_adv[s] = 0
+        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_RACE if seats[s, 0] == P_RACE else P_MC,
+                      st.kn, NK * s)
+    st.mcstat[0] = 0
+    st.mcstat[1] = 0
+    return rng.kind_key(gkey, rng.DEAL)
+
+
+@jit(inline='always')
+def deal_round(P, rnd, deal_key, st, ev, ev_n, search):
+    """Setup of a round: 4 cubes in Hot, 1 in Neutral, 4 in Cold; the 40 cards shuffled and dealt
+    (13 each at 3 players, 10 at 4). The deal is a pure function of (seed, game, round)."""
+    st.keys[P] = rng.index_key(deal_key, rnd)
+    st.ctrs[P] = 0
+    for i in range(DECK_SIZE):
+        st.deck[i] = DECK[i]
+    rng.shuffle_batched(st.deck, DECK_SIZE, st.keys, st.ctrs, P, st.draws)
+    hand_size = HAND_SIZE[P]
+    for s in range(P):
+        h = np.int64(0)
+        for i in range(s * hand_size, (s + 1) * hand_size):
+            h |= np.int64(1) << st.deck[i]
+        st.hands[s] = h
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_DEAL, s, rnd, h, rnd % P)
+    st.cubes[HOT] = CUBES_START[0]
+    st.cubes[NEUTRAL] = CUBES_START[1]
+    st.cubes[COLD] = CUBES_START[2]
+    if search is not None:
+        for s in range(P):
+            st.voids[s] = 0
+            st.round_played[s] = 0
+
+
+@jit(inline='always')
+def forecast_phase(params, seats, rnd, st, out, row, ev, ev_n, search):
+    """Make Forecasts: each seat secretly chooses Hot or Cold after seeing its hand (a restriction
+    may leave it one: no draw, no search)."""
+    P = seats.shape[0]
+    wide = seats.shape[1] > SEAT_WATCH     # restriction masks present (spec.SEAT_WIDTH rows)
+    kn = st.kn
+    for s in range(P):
+        pol = seats[s, 0]
+        fb = seats[s, SEAT_FORBID] if wide else 0
+        left = 3 & ~forbidden_forecasts(fb)     # forecasts left: bit F_HOT, bit F_COLD
+        if left == 0:                           # hot-only + cold-only: the restriction yields
+            count(out, row, P, C_RX_YIELDED, 1)
+            left = 3
+        if left != 3:
+            st.forecast[s] = F_HOT if left == 1 << F_HOT else F_COLD
+        elif pol == P_RANDOM:
+            st.forecast[s] = rng.below(st.keys, st.ctrs, s, 2)
+        elif search is None or not _searches(pol):     # heuristic, tuned: by the seat's knob row
+            kb = NK * s
+            st.forecast[s] = knob_forecast(st.hands[s], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
+                                           kn[kb + K_FC_COUNT])
+        else:
+            st.options[0] = F_HOT
+            st.options[1] = F_COLD
+            st.forecast[s] = st.options[_mc_choose(
+                0, s, st.options, 2, st.hands, st.cubes, st.forecast, st.adv_left,
+                params[R_ADVISORY] != 0, P, 0, params[R_TRICKS], rnd % P, st.played, 0, -1, -1,
+                st.voids, st.round_played, False, seats[s, 1], seats[s, 2], st.keys, st.ctrs,
+                P + 1 + s, st.mcstat, fb, kn, NK * s, rnd, pol == P_RACE)]
+        if wide and (forbidden_forecasts(seats[s, SEAT_WATCH]) >> st.forecast[s]) & 1:
+            count(out, row, P, C_RX_FORBIDDEN, 1)
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_FORECAST, s, rnd, st.forecast[s])
+
+
+@jit(inline='always')
+def card_choice(params, seats, s, h, legal, k, t, leader, led_suit, best_card, rnd, st, search):
+    """Seat ``s``'s card among ``legal`` (its hand ``h``), ``k`` cards into trick ``t``.
+
+    random: rng.below(keys, ctrs, s, n) when n >= 2, from the draw computed ahead (``st.nxt``)
+    and without a branch on n: with one legal card the index is 0 and the counter stays (no draw
+    is taken); heuristic, tuned: the seat's knobs (with one legal card it plays it); mc, race: by
+    search."""
+    pol = seats[s, 0]
+    n = popcount(legal)
+    if pol == P_RANDOM:
+        r = st.nxt[s]
+        ctr = st.ctrs[s] + np.int64(n > 1)
+        st.ctrs[s] = ctr
+        st.nxt[s] = rng.bits(st.keys[s], ctr) >> _S32
+        return select_card(legal, np.int64((r * np.uint64(n)) >> _S32))
+    if search is None or not _searches(pol):
+        kn = st.kn
+        kb = NK * s
+        return heuristic_card(h, legal, led_suit, best_card, st.forecast[s], kn[kb + K_WIN_CHEAP],
+                              kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
+    if n == 1:
+        return lowest_bit(legal)
+    n = 0
+    m = legal
+    while m:
+        st.options[n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    P = seats.shape[0]
+    fb = seats[s, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0
+    return st.options[_mc_choose(1, s, st.options, n, st.hands, st.cubes, st.forecast, st.adv_left,
+                                 params[R_ADVISORY] != 0, P, t, params[R_TRICKS], leader, st.played,
+                                 k, led_suit, best_card, st.voids, st.round_played, False,
+                                 seats[s, 1], seats[s, 2], st.keys, st.ctrs, P + 1 + s, st.mcstat,
+                                 fb, st.kn, NK * s, rnd, pol == P_RACE)]
+
+
+@jit(inline='always')
+def play_trick(params, seats, t, leader, rnd, st, out, row, ev, ev_n, search):
+    """Trick ``t``: the leader leads any card, play goes clockwise, each seat follows suit if able
+    (legal_plays); the highest card of the led suit wins (beats). Returns (winner, led suit)."""
+    P = seats.shape[0]
+    rec = ev.shape[0] > 0
+    led_suit = -1
+    best_card = -1
+    w = leader
+    s = leader
+    for k in range(P):
+        h = st.hands[s]
+        c = card_choice(params, seats, s, h, legal_plays(h, led_suit), k, t, leader, led_suit,
+                        best_card, rnd, st, search)
+        if search is not None:  # what a search seat may know: shown voids, cards played this round
+            if k > 0 and suit_of(c) != led_suit:
+                st.voids[s] |= 1 << led_suit
+            st.round_played[s] |= np.int64(1) << c
+        st.hands[s] = h & ~(np.int64(1) << c)
+        if search is not None or rec:
+            st.played[s] = c
+        if k == 0:
+            led_suit = suit_of(c)
+            best_card = c
+        elif beats(c, best_card, led_suit):
+            best_card = c
+            w = s
+        if rec:
+            record_event(ev, ev_n, E_PLAY, s, rnd, t, c)
+        s += 1
+        if s == P:
+            s = 0
+    if rec:
+        record_event(ev, ev_n, E_TRICK, w, rnd, t, st.played[w])
+    return w, led_suit
+
+
+@jit(inline='always')
+def cube_move_choice(params, seats, w, red, singles, doubles, final, t, rnd, st, search):
+    """(size, option): the winner's cube move among ``singles`` / ``doubles`` (masks of options).
+
+    random: one draw over every move left (as _choose_move); mc, race: by search, but not the
+    game's last move (its round points are exact); heuristic, tuned: knob_move_n by the seat's
+    knobs."""
+    pol = seats[w, 0]
+    n = popcount(singles) + popcount(doubles)
+    if pol == P_RANDOM:
+        return nth_move(singles, doubles,
+                        _draw_ahead(st.keys, st.ctrs, st.nxt, w, n) if n > 1 else 0)
+    if search is not None and _searches(pol) and n > 1 and not final:
+        pick = _mc_move(w, red, singles, doubles, st.hands, st.cubes, st.forecast, st.adv_left,
+                        params[R_ADVISORY] != 0, seats.shape[0], t, params[R_TRICKS], st.played,
+                        st.voids, st.round_played, seats, st.keys, st.ctrs, st.options, st.mcstat,
+                        st.kn, rnd)
+        return pick // 2, pick % 2
+    # adv_gain_at spelled out: an inlined helper taking an array costs reference counting where
+    # play_one's own reference counting is on (the rollouts; docs/architecture.md)
+    kb = NK * w
+    gain = st.kn[kb + K_ADV_GAIN] if rnd >= st.kn[kb + K_ADV_ROUND] else np.int64(99)
+    return knob_move_n(st.cubes[HOT], st.cubes[NEUTRAL], st.cubes[COLD], red, st.forecast[w],
+                       singles, doubles, gain, st.kn[kb + K_TIEBREAK])
+
+
+@jit(inline='always')
+def apply_advisory(w, st, out, row, P):
+    """Weather Advisory: the winner discards it (once per game) to move two cubes."""
+    st.adv_left[w] = 0
+    st.used_adv[w] = 1
+    count(out, row, P, C_ADV_USES, 1)
+
+
+@jit(inline='always')
+def cube_move_phase(params, seats, w, led_suit, t, rnd, st, out, row, ev, ev_n, search):
+    """Adjusting the Temperature: the trick's winner moves one cube a step in the winning colour's
+    direction (red toward Hot, black toward Cold; legal_cube_moves), or two from one bucket to
+    the same bucket with the Weather Advisory (optional rule; RULINGS: offered only with 2+
+    cubes in the source); no legal move: no cube moves. A restriction may cut the moves; the
+    game's last move takes a winning move when there is one (RULINGS)."""
+    P = seats.shape[0]
+    rec = ev.shape[0] > 0
+    wide = seats.shape[1] > SEAT_WATCH
+    cubes = st.cubes
+    red = led_suit == HEARTS or led_suit == DIAMONDS
+    singles = legal_cube_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 1)
+    if singles == 0:
+        count(out, row, P, C_NO_MOVE, 1)
+        if rec:
+            record_event(ev, ev_n, E_NO_MOVE, w, rnd, t)
+        return
+    doubles = 0
+    if params[R_ADVISORY] != 0 and st.adv_left[w] == 1:
+        doubles = legal_cube_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 2)
+    # what the winner's restriction leaves (unrestricted: sing = singles, doub = doubles)
+    sing = singles
+    doub = doubles
+    if wide and seats[w, SEAT_FORBID] != 0:
+        sing, doub, y = restrict_moves(seats[w, SEAT_FORBID], singles, doubles)
+        count(out, row, P, C_RX_YIELDED, y)
+    final = rnd == params[R_ROUNDS] - 1 and t == params[R_TRICKS] - 1
+    if final:
+        sing, doub = winning_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, sing, doub, w,
+                                   st.score, st.correct, st.adv_left, st.forecast,
+                                   params[R_ADVISORY] != 0, P)
+    size, option = cube_move_choice(params, seats, w, red, sing, doub, final, t, rnd, st, search)
+    if wide and move_forbidden(seats[w, SEAT_WATCH], doubles, size):
+        count(out, row, P, C_RX_FORBIDDEN, 1)
+    if doubles != 0 and rec:
+        record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
+    cubes[HOT], cubes[NEUTRAL], cubes[COLD] = apply_cube_move(cubes[HOT], cubes[NEUTRAL],
+                                                              cubes[COLD], red, size, option)
+    if size == 2:
+        apply_advisory(w, st, out, row, P)
+    if rec:
+        record_event(ev, ev_n, E_MOVE, w, rnd, t, move_source(red, option), move_dest(red, option),
+                     size, 1 if size == 2 else 0, cubes[HOT], cubes[NEUTRAL])
+
+
+@jit(inline='always')
+def tricks_phase(params, seats, rnd, st, out, row, ev, ev_n, search):
+    """Play Tricks: ``tricks_per_round`` tricks, the round's first led by seat ``round mod P``,
+    then by the last winner; after each the winner moves cubes."""
+    # each seat's next 32 random bits are computed one draw ahead (st.nxt), off the path of the
+    # decision that uses them
+    for s in range(seats.shape[0]):
+        st.nxt[s] = rng.bits(st.keys[s], st.ctrs[s]) >> _S32
+    leader = rnd % seats.shape[0]
+    for t in range(params[R_TRICKS]):
+        w, led_suit = play_trick(params, seats, t, leader, rnd, st, out, row, ev, ev_n, search)
+        cube_move_phase(params, seats, w, led_suit, t, rnd, st, out, row, ev, ev_n, search)
+        leader = w
+
+
+@jit(inline='always')
+def score_round(P, rnd, st, out, row, ev, ev_n):
+    """Scoring the Round: forecasts revealed; +1 per cube in the forecast bucket, +1 more when it
+    holds more cubes than the opposite one (points). A checkpoint of the game arc follows."""
+    cubes = st.cubes
+    for s in range(P):
+        pts, ok = points(cubes[HOT], cubes[COLD], st.forecast[s])
+        st.score[s] += pts
+        st.correct[s] += ok
+        is_hot = 1 - st.forecast[s]   # F_HOT = 0, F_COLD = 1
+        count(out, row, P, C_HOT_FORECASTS, is_hot)
+        count(out, row, P, C_COLD_FORECASTS, 1 - is_hot)
+        count(out, row, P, C_HOT_CORRECT, ok * is_hot)
+        count(out, row, P, C_COLD_CORRECT, ok * (1 - is_hot))
+        count(out, row, P, C_CORRECT, ok)
+        if ev.shape[0] > 0:
+            record_event(ev, ev_n, E_ROUND, s, rnd, st.forecast[s], pts, ok, st.score[s])
+    count(out, row, P, C_ROUNDS, 1)
+    count(out, row, P, C_ROUND_HOT, cubes[HOT])
+    count(out, row, P, C_ROUND_NEUTRAL, cubes[NEUTRAL])
+    count(out, row, P, C_ROUND_COLD, cubes[COLD])
+    count(out, row, P, C_FINAL_HOT + cubes[HOT], 1)
+    if ev.shape[0] > 0:
+        record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
+    # game arc (issue #16): a checkpoint after every round, standing = running score
+    arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, st.score, 0, False, ev, ev_n,
+                   E_CHECKPOINT)
+
+
+@jit(inline='always')
+def end_of_game(params, P, st, out, row, ev, ev_n):
+    """End of Game: the highest total score wins; ties: most correct forecasts, then an unused
+    Weather Advisory, then a shared victory (_finish_into). Length and decisions are counted
+    here, not in the hot loop: every round has its tricks, every forecast and every card is a
+    decision, and so is every trick's cube move but where no move was legal."""
+    tricks = params[R_ROUNDS] * params[R_TRICKS]
+    out[row, col_length(P)] = tricks
+    out[row, col_decisions(P)] = ((params[R_ROUNDS] + tricks) * P + tricks
+                                  - out[row, col_counter(P, C_NO_MOVE)])
+    _finish_into(st.score, st.correct, st.adv_left, st.used_adv, params[R_ADVISORY] != 0, P, out,
+                 row, ev, ev_n, st.tkeys)
+    count(out, row, P, C_MC_ROLLOUTS, st.mcstat[0])
+    count(out, row, P, C_MC_PLAYS, st.mcstat[1])
+
+
+@jit_borrowing   # allocates nothing; its caller (_play_range) owns every array
+def play_one(params, seats, seed, g, out, row, ev, ev_n, st, search):
+    """Play game ``g`` into ``out[row]`` (every column written) in the working arrays ``st``
+    (new_state); record events when ``ev`` has rows.
 
     ``search`` is None when no seat is ``mc``: Numba then prunes every search branch at compile
     time, so random and heuristic play run without the search player's code and bookkeeping
     (measured: ~30% faster); any array selects the build with search.
     """
-    (keys, ctrs, voids, round_played, mcstat, options, hands, forecast, score, correct, adv_left,
-     used_adv, played, cubes, deck, draws, nxt, tkeys, kn) = state
     P = seats.shape[0]
     out[row, :] = 0
-    advisory_on = params[R_ADVISORY] != 0
-    n_tricks = params[R_TRICKS]
-    n_rounds = params[R_ROUNDS]
-    hand_size = HAND_SIZE[P]
-    gkey = rng.game_key(seed, g)
-    seat_key = rng.kind_key(gkey, rng.SEAT)
-    deal_key = rng.kind_key(gkey, rng.DEAL)
-    for s in range(P):
-        keys[s] = rng.index_key(seat_key, s)
-        ctrs[s] = 0
-        if search is not None and _searches(seats[s, 0]):
-            keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
-            ctrs[P + 1 + s] = 0
-        score[s] = 0
-        correct[s] = 0
-        adv_left[s] = 1 if advisory_on else 0
-        used_adv[s] = 0
-        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_RACE if seats[s, 0] == P_RACE else P_MC,
-                      kn, NK * s)
-    mcstat[0] = 0
-    mcstat[1] = 0
-    decisions = 0
-    tricks = 0
-    no_move = 0
-    hot_f = 0      # counters kept in locals, written once at the end
-    adv_uses = 0
-    hot_ok = 0
-    cold_ok = 0
-    sum_hot = 0
-    sum_neutral = 0
-    rx_forbidden = 0
-    rx_yielded = 0
-    wide = seats.shape[1] > SEAT_WATCH     # restriction masks present (spec.SEAT_WIDTH rows)
-    rec = ev.shape[0] > 0
-    for rnd in range(n_rounds):
-        # deal: a pure function of (seed, game, round)
-        keys[P] = rng.index_key(deal_key, rnd)
-        ctrs[P] = 0
-        for i in range(DECK_SIZE):
-            deck[i] = DECK[i]
-        rng.shuffle_batched(deck, DECK_SIZE, keys, ctrs, P, draws)
-        leader = rnd % P
-        for s in range(P):
-            h = np.int64(0)
-            for i in range(s * hand_size, (s + 1) * hand_size):
-                h |= np.int64(1) << deck[i]
-            hands[s] = h
-            if rec:
-                record_event(ev, ev_n, E_DEAL, s, rnd, h, leader)
-        cubes[HOT] = CUBES_START[0]
-        cubes[NEUTRAL] = CUBES_START[1]
-        cubes[COLD] = CUBES_START[2]
-        if search is not None:
-            for s in range(P):
-                voids[s] = 0
-                round_played[s] = 0
-        # forecasts, secretly, after seeing the hand
-        for s in range(P):
-            pol = seats[s, 0]
-            fb = seats[s, SEAT_FORBID] if wide else 0
-            left = 3 & ~forbidden_forecasts(fb)     # forecasts left: bit F_HOT, bit F_COLD
-            if left == 0:                           # hot-only + cold-only: the restriction yields
-                rx_yielded += 1
-                left = 3
-            if left != 3:                           # one forecast left: no draw, no search
-                forecast[s] = F_HOT if left == 1 << F_HOT else F_COLD
-            elif pol == P_RANDOM:
-                forecast[s] = rng.below(keys, ctrs, s, 2)
-            elif search is None or not _searches(pol):     # heuristic, tuned: by the seat's knob row
-                kb = NK * s
-                forecast[s] = knob_forecast(hands[s], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
-                                            kn[kb + K_FC_COUNT])
-            else:
-                options[0] = F_HOT
-                options[1] = F_COLD
-                raced = pol == P_RACE
-                forecast[s] = options[_mc_choose(0, s, options, 2, hands, cubes, forecast, adv_left,
-                                                 advisory_on, P, 0, n_tricks, leader, played, 0, -1, -1,
-                                                 voids, round_played, False, seats[s, 1], seats[s, 2],
-                                                 keys, ctrs, P + 1 + s, mcstat, fb, kn, NK * s, rnd,
-                                                 raced)]
-            if wide and (forbidden_forecasts(seats[s, SEAT_WATCH]) >> forecast[s]) & 1:
-                rx_forbidden += 1
-            decisions += 1
-            if rec:
-                record_event(ev, ev_n, E_FORECAST, s, rnd, forecast[s])
-        # tricks: the highest card of the led suit wins (``w`` follows it as cards are played).
-        # A random seat's draws in the tricks are rng.below's, with each seat's next 32 random
-        # bits computed one draw ahead (nxt), off the path of the decision that uses them.
-        for s in range(P):
-            nxt[s] = rng.bits(keys[s], ctrs[s]) >> _S32
-        for t in range(n_tricks):
-            led_suit = -1
-            best_card = -1
-            w = leader
-            s = leader
-            for k in range(P):
-                h = hands[s]
-                legal = h          # legal_cards, with the lead known from k
-                if k > 0:
-                    follow = h & SUIT_MASK[led_suit]
-                    if follow:
-                        legal = follow
-                pol = seats[s, 0]
-                n = popcount(legal)
-                if pol == P_RANDOM:
-                    # rng.below(keys, ctrs, s, n) when n >= 2, without a branch on n: with one
-                    # legal card the index is 0 and the counter stays (no draw is taken)
-                    r = nxt[s]
-                    ctr = ctrs[s] + np.int64(n > 1)
-                    ctrs[s] = ctr
-                    nxt[s] = rng.bits(keys[s], ctr) >> _S32
-                    c = select_card(legal, np.int64((r * np.uint64(n)) >> _S32))
-                elif search is None or not _searches(pol):
-                    # (with one legal card the heuristic plays it); heuristic, tuned: the seat's knobs
-                    kb = NK * s
-                    c = heuristic_card(h, legal, led_suit, best_card, forecast[s], kn[kb + K_WIN_CHEAP],
-                                       kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
-                elif n == 1:
-                    c = lowest_bit(legal)
-                else:
-                    n = 0
-                    m = legal
-                    while m:
-                        options[n] = lowest_bit(m)
-                        m &= m - 1
-                        n += 1
-                    raced = pol == P_RACE
-                    fb = seats[s, SEAT_FORBID] if wide else 0
-                    c = options[_mc_choose(1, s, options, n, hands, cubes, forecast, adv_left, advisory_on,
-                                           P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
-                                           round_played, False, seats[s, 1], seats[s, 2], keys, ctrs,
-                                           P + 1 + s, mcstat, fb, kn, NK * s, rnd, raced)]
-                decisions += 1
-                if search is not None:  # what a search seat may know: shown voids, cards played this round
-                    if k > 0 and suit_of(c) != led_suit:
-                        voids[s] |= 1 << led_suit
-                    round_played[s] |= np.int64(1) << c
-                hands[s] = h & ~(np.int64(1) << c)
-                if search is not None or rec:
-                    played[s] = c
-                if k == 0:
-                    led_suit = suit_of(c)
-                    best_card = c
-                elif c > best_card and suit_of(c) == led_suit:
-                    best_card = c
-                    w = s
-                if rec:
-                    record_event(ev, ev_n, E_PLAY, s, rnd, t, c)
-                s += 1
-                if s == P:
-                    s = 0
-            tricks += 1
-            if rec:
-                record_event(ev, ev_n, E_TRICK, w, rnd, t, played[w])
-            red = led_suit == HEARTS or led_suit == DIAMONDS
-            singles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 1)
-            if singles == 0:
-                no_move += 1
-                if rec:
-                    record_event(ev, ev_n, E_NO_MOVE, w, rnd, t)
-            else:
-                # the winner moves a cube, or two with the Advisory
-                doubles = 0
-                if advisory_on and adv_left[w] == 1:
-                    doubles = legal_moves_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, 2)
-                offered = doubles != 0
-                # what the winner's restriction leaves (unrestricted: sing = singles, doub = doubles)
-                sing = singles
-                doub = doubles
-                if wide and seats[w, SEAT_FORBID] != 0:
-                    sing, doub, y = restrict_moves(seats[w, SEAT_FORBID], singles, doubles)
-                    rx_yielded += y
-                # the game's last move settles the game: a move that wins, among those left, is
-                # taken (RULINGS)
-                final = rnd == n_rounds - 1 and t == n_tricks - 1
-                if final:
-                    sing, doub = winning_moves(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
-                                               sing, doub, w, score, correct, adv_left,
-                                               forecast, advisory_on, P)
-                pol = seats[w, 0]
-                n = popcount(sing) + popcount(doub)
-                if pol == P_RANDOM:   # one draw over every move left, as _choose_move
-                    size, option = nth_move(sing, doub,
-                                            _draw_ahead(keys, ctrs, nxt, w, n) if n > 1 else 0)
-                elif search is not None and _searches(pol) and n > 1 and not final:
-                    pick = _mc_move(w, red, sing, doub, hands, cubes, forecast, adv_left,
-                                    advisory_on, P, t, n_tricks, played, voids, round_played, seats,
-                                    keys, ctrs, options, mcstat, kn, rnd)
-                    size = pick // 2
-                    option = pick % 2
-                else:
-                    # (also mc's last move of the game: its round points are exact, no search)
-                    # adv_gain_at spelled out: an inlined helper taking an array costs reference
-                    # counting in the hot loop (docs/architecture.md)
-                    kb = NK * w
-                    gain = kn[kb + K_ADV_GAIN] if rnd >= kn[kb + K_ADV_ROUND] else np.int64(99)
-                    size, option = knob_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red,
-                                               forecast[w], sing, doub, gain, kn[kb + K_TIEBREAK])
-                if wide and move_forbidden(seats[w, SEAT_WATCH], doubles, size):
-                    rx_forbidden += 1
-                decisions += 1
-                if offered and rec:
-                    record_event(ev, ev_n, E_ADVISORY_CHOICE, w, rnd, t, 1 if size == 2 else 0)
-                if option == 0:
-                    src = COLD if red else HOT
-                    dst = NEUTRAL
-                else:
-                    src = NEUTRAL
-                    dst = HOT if red else COLD
-                cubes[src] -= size
-                cubes[dst] += size
-                if size == 2:
-                    adv_left[w] = 0
-                    used_adv[w] = 1
-                    adv_uses += 1
-                if rec:
-                    record_event(ev, ev_n, E_MOVE, w, rnd, t, src, dst, size, 1 if size == 2 else 0,
-                                 cubes[HOT], cubes[NEUTRAL])
-            leader = w
-        # round scoring
-        for s in range(P):
-            pts, ok = points(cubes[HOT], cubes[COLD], forecast[s])
-            score[s] += pts
-            correct[s] += ok
-            is_hot = 1 - forecast[s]   # F_HOT = 0, F_COLD = 1
-            hot_f += is_hot
-            hot_ok += ok * is_hot
-            cold_ok += ok * (1 - is_hot)
-            if rec:
-                record_event(ev, ev_n, E_ROUND, s, rnd, forecast[s], pts, ok, score[s])
-        sum_hot += cubes[HOT]
-        sum_neutral += cubes[NEUTRAL]
-        out[row, col_counter(P, C_FINAL_HOT + cubes[HOT])] += 1
-        if rec:
-            record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
-        # game arc (issue #16): a checkpoint after every round, standing = running score
-        arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, score, 0, False, ev, ev_n, E_CHECKPOINT)
-    out[row, col_counter(P, C_ROUNDS)] = n_rounds
-    out[row, col_counter(P, C_ADV_USES)] = adv_uses
-    out[row, col_counter(P, C_HOT_FORECASTS)] = hot_f
-    out[row, col_counter(P, C_HOT_CORRECT)] = hot_ok
-    out[row, col_counter(P, C_COLD_FORECASTS)] = n_rounds * P - hot_f
-    out[row, col_counter(P, C_COLD_CORRECT)] = cold_ok
-    out[row, col_counter(P, C_CORRECT)] = hot_ok + cold_ok
-    out[row, col_counter(P, C_ROUND_HOT)] = sum_hot
-    out[row, col_counter(P, C_ROUND_NEUTRAL)] = sum_neutral
-    out[row, col_counter(P, C_ROUND_COLD)] = n_rounds * N_CUBES - sum_hot - sum_neutral
-    out[row, col_counter(P, C_NO_MOVE)] = no_move
-    out[row, col_counter(P, C_RX_FORBIDDEN)] = rx_forbidden
-    out[row, col_counter(P, C_RX_YIELDED)] = rx_yielded
-    _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n, tkeys)
-    out[row, col_counter(P, C_MC_ROLLOUTS)] = mcstat[0]
-    out[row, col_counter(P, C_MC_PLAYS)] = mcstat[1]
-    out[row, col_length(P)] = tricks
-    out[row, col_decisions(P)] = decisions
+    deal_key = setup_game(params, seats, seed, g, st, search)
+    for rnd in range(params[R_ROUNDS]):
+        deal_round(P, rnd, deal_key, st, ev, ev_n, search)
+        forecast_phase(params, seats, rnd, st, out, row, ev, ev_n, search)
+        tricks_phase(params, seats, rnd, st, out, row, ev, ev_n, search)
+        score_round(P, rnd, st, out, row, ev, ev_n)
+    end_of_game(params, P, st, out, row, ev, ev_n)
 
 
 @jit
@@ -1147,7 +1234,10 @@ def _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, e
             k += adv_left[s]
         keys[s] = k
         out[row, s] = score[s]
-    best = keys.max()
+    best = keys[0]      # (no keys.max(): Numba's max allocates, play_one counts no references)
+    for s in range(1, P):
+        if keys[s] > best:
+            best = keys[s]
     mask = 0
     n_win = 0
     for s in range(P):

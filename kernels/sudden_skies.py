@@ -374,7 +374,7 @@ def is_flush(hand):
 
 
 @jit(inline='always')
-def offered_kinds(st, s):
+def legal_turn(st, s):
     """Actions offered to seat s on a free turn (no skip mark, no draw owed): a bit mask.
 
     Reveal: holding a five-card flush at the start of the turn. Draw-and-Discard: the draw
@@ -391,7 +391,7 @@ def offered_kinds(st, s):
 
 
 @jit(inline='always')
-def discard_options(st, s, drawn):
+def legal_discards(st, s, drawn):
     """Cards seat s may discard after drawing ``drawn``: any of hand + drawn card, but only the
     earlier cards under a Cloud mark."""
     if st[ST_CLOUD + s]:
@@ -400,7 +400,7 @@ def discard_options(st, s, drawn):
 
 
 @jit
-def weather_options(st, s):
+def legal_weather(st, s):
     return st[ST_HAND + s]
 
 
@@ -893,7 +893,7 @@ def turn_start(st, s):
             _note(st, E_PASS, PASS_NO_DRAW, 0, 0, 0)
         return -1
     # 3. a free turn
-    kinds = offered_kinds(st, s)
+    kinds = legal_turn(st, s)
     if kinds == 0:
         _count(st, C_PASSES)
         _note(st, E_PASS, PASS_NO_ACTION, 0, 0, 0)
@@ -977,7 +977,7 @@ def take_turn(st, s, keys, ctrs):
     if kind == KIND_DRAW:
         cloud = st[ST_CLOUD + s]
         drawn = pile_draw(st)
-        options = discard_options(st, s, drawn)
+        options = legal_discards(st, s, drawn)
         d = choose_discard(st, s, drawn, options, keys, ctrs)
         finish_draw(st, s, drawn, d, cloud)
         return
@@ -1285,7 +1285,7 @@ def _plan_code(kind, card, target):
 
 
 @jit
-def _apply_option(st, me, dkind, opt, aux, aux2, keys, ctrs):
+def _play_option(st, me, dkind, opt, aux, aux2, keys, ctrs):
     """Apply option ``opt`` of decision ``dkind`` of seat ``me`` to ``st`` (a sample), the rest of
     the turn by the seats' policies; returns the seat whose turn is next.
     D_PLAN: a free turn's plan; D_DISCARD: the discard after drawing ``aux``; D_WIND: me's pass in
@@ -1300,7 +1300,7 @@ def _apply_option(st, me, dkind, opt, aux, aux2, keys, ctrs):
         elif kind == KIND_DRAW:
             cloud = st[ST_CLOUD + me]
             drawn = pile_draw(st)
-            d = choose_discard(st, me, drawn, discard_options(st, me, drawn), keys, ctrs)
+            d = choose_discard(st, me, drawn, legal_discards(st, me, drawn), keys, ctrs)
             finish_draw(st, me, drawn, d, cloud)
         else:
             play_weather(st, me, card)
@@ -1371,7 +1371,7 @@ def _mc_search(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot):
                 sim[j] = det[j]
             for p in range(P):
                 rctrs[p] = 0
-            nxt = _apply_option(sim, me, dkind, opts[i], aux, aux2, rkeys, rctrs)
+            nxt = _play_option(sim, me, dkind, opts[i], aux, aux2, rkeys, rctrs)
             plays += _rollout(sim, nxt, horizon, rkeys, rctrs)
             win = 1 if sim[ST_WINNER] == me else 0
             total[i] += win
@@ -1519,7 +1519,7 @@ def take_turn_search(st, s, keys, ctrs):
     if kind == KIND_DRAW:
         cloud = st[ST_CLOUD + s]
         drawn = pile_draw(st)
-        options = discard_options(st, s, drawn)
+        options = legal_discards(st, s, drawn)
         if not mc:
             d = choose_discard(st, s, drawn, options, keys, ctrs)
         elif popcount(options) > 1:

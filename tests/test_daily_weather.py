@@ -107,7 +107,7 @@ class Board:
 
     def place(self, slot, rot, r, c):
         assert (slot, rot, r, c) in self.legal()
-        return dw.apply_option(self.p, self.st, self.top, self.tm, self.option(slot, rot, r, c), self.undo)
+        return dw.apply_placement(self.p, self.st, self.top, self.tm, self.option(slot, rot, r, c), self.undo)
 
     def today(self):
         return [(int(self.st[k]) // dw.W - self.r0, int(self.st[k]) % dw.W - self.c0)
@@ -659,9 +659,9 @@ def _option_maps(b, slot):
     maps = {}
     for o in [o for o in b.legal() if o[0] == slot]:
         code = b.option(*o)
-        dw.apply_option(b.p, b.st, b.top, b.tm, code, b.undo)
+        dw.apply_placement(b.p, b.st, b.top, b.tm, code, b.undo)
         maps[o] = b.tm.tobytes()
-        dw.undo_option(b.p, b.st, b.top, b.tm, code, b.undo)
+        dw.undo_placement(b.p, b.st, b.top, b.tm, code, b.undo)
     return maps
 
 
@@ -731,7 +731,7 @@ def test_every_policy_takes_a_winning_last_placement():
             o = dw.choose_greedy(b.p, b.st, b.top, b.tm, b.pat, opts, len(legal),
                                  np.empty(dw.MAX_OPTIONS, dtype=np.int64), keys, ctrs, b.undo,
                                  b.rows, b.work, b.ok, False)
-            dw.apply_option(b.p, b.st, b.top, b.tm, o, b.undo)
+            dw.apply_placement(b.p, b.st, b.top, b.tm, o, b.undo)
         if dw.cards_left(b.st) != 1:
             continue
         opts = np.empty(dw.MAX_OPTIONS, dtype=np.int64)

@@ -80,7 +80,7 @@ def _state(seed, game, placements):
         n = dw.legal_placements(p, st, tm, opts, cand)
         assert n > 0
         o = dw.choose_greedy(p, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows, work, ok, False)
-        dw.apply_option(p, st, top, tm, o, undo)
+        dw.apply_placement(p, st, top, tm, o, undo)
     return p, st, top, tm, pat
 
 

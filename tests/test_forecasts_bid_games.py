@@ -137,7 +137,7 @@ def drive(players, policies, market, seed, g):
                 c = int(fb.seat_play(st, keys, ctrs, s))
                 if s != rival:
                     assert (legal >> c) & 1, "illegal play"
-                fb.play_card(st, s, c)
+                fb.apply_play(st, s, c)
                 census(st)
             fb.finish_trick(st)
             census(st)

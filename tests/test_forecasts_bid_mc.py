@@ -77,7 +77,7 @@ def _position(players, tricks_before, seed, budget=6, others=fb.P_HEURISTIC):
                 return st, keys, ctrs
             c = fb.mc_play(st, keys, ctrs, s) if s == MC_SEAT else fb.seat_play(st, keys, ctrs, s)
             led = int(st[fb.S_LED_SUIT])
-            fb.play_card(st, s, c)
+            fb.apply_play(st, s, c)
             fb.note_play(st, s, c, j, led)
             _check_tracking(st)
             s = int(fb.next_seat(st, s))
@@ -271,7 +271,7 @@ def winning_card_position(budget):
     st[fb.S_HAND + 2] |= 1 << c["2H"]
     st[fb.S_HAND + 3] |= 1 << c["3H"]
     for s, n in ((1, "KH"), (2, "2H"), (3, "3H")):
-        fb.play_card(st, s, c[n])
+        fb.apply_play(st, s, c[n])
     # the 32 cards of the first 8 tricks and the 12 of the Draw Deck (hidden from seat 0)
     rest = [x for x in range(52) if x not in c.values()]
     won = 0

@@ -124,7 +124,7 @@ def trick(players, leader, plays):
         s = (leader + j) % S
         c = parse_card(name)
         st[fb.S_HAND + s] |= np.int64(1) << np.int64(c)
-        fb.play_card(st, s, c)
+        fb.apply_play(st, s, c)
     return st[fb.S_BEST_SEAT]
 
 
@@ -147,23 +147,23 @@ def test_trick_winner_three_players():
 def test_investment_requirements():
     st = new_state(4)
     st[fb.S_REP + 0], st[fb.S_SPEND + 0] = 1, 2
-    assert fb.can_invest(st, 0)
+    assert fb.legal_invest(st, 0)
     fb.apply_invest(st, 0)
     assert st[fb.S_REP + 0] == 0 and st[fb.S_SPEND + 0] == 3
-    assert not fb.can_invest(st, 0)                     # Reputation 0: cannot convert
+    assert not fb.legal_invest(st, 0)                     # Reputation 0: cannot convert
     st[fb.S_REP + 1], st[fb.S_SPEND + 1] = 10, 3
-    assert not fb.can_invest(st, 1)                     # Market Spend can never exceed 3
+    assert not fb.legal_invest(st, 1)                     # Market Spend can never exceed 3
     st[fb.S_REP + 2], st[fb.S_SPEND + 2] = -4, 0
-    assert not fb.can_invest(st, 2)                     # negative Reputation cannot pay
+    assert not fb.legal_invest(st, 2)                     # negative Reputation cannot pay
     st[fb.S_REP + 3], st[fb.S_SPEND + 3] = 5, 0
-    assert fb.can_invest(st, 3)
+    assert fb.legal_invest(st, 3)
 
 
 def test_the_rival_never_invests():
     st = new_state(2)
     st[fb.S_SPEND + 2] = 0
     assert st[fb.S_REP + 2] == 20
-    assert not fb.can_invest(st, 2)
+    assert not fb.legal_invest(st, 2)
 
 
 def test_setup():
@@ -226,7 +226,7 @@ def market_state(spend, deck_cards, market_cards, players=4):
 
 
 def offered(st, s=0):
-    m = fb.market_actions(st, s)
+    m = fb.legal_market(st, s)
     return {a for a, name in enumerate(("pass", "draw", "buy")) if (m >> a) & 1}
 
 
@@ -254,12 +254,12 @@ def test_resource_limits():
 def test_draw_buy_discard_move_cards_and_cost_spend():
     st = market_state(3, ["2S", "3S"], ["4H", "5H"])
     st[fb.S_HAND + 0] = hand("AS", "KD")
-    assert fb.draw_top(st, 0) == parse_card("2S")      # the top card first
+    assert fb.apply_draw(st, 0) == parse_card("2S")      # the top card first
     assert st[fb.S_SPEND + 0] == 2 and fb.draw_deck_size(st) == 1
-    fb.buy_card(st, 0, parse_card("5H"))
+    fb.apply_buy(st, 0, parse_card("5H"))
     assert st[fb.S_SPEND + 0] == 1 and st[fb.S_MARKET] == hand("4H")
-    fb.discard_to_market(st, 0, parse_card("AS"))
-    fb.discard_to_market(st, 0, parse_card("KD"))
+    fb.apply_discard(st, 0, parse_card("AS"))
+    fb.apply_discard(st, 0, parse_card("KD"))
     assert st[fb.S_HAND + 0] == hand("2S", "5H")
     assert st[fb.S_MARKET] == hand("4H", "AS", "KD")
 
@@ -405,12 +405,12 @@ def test_rival_follows_by_flipping_two_and_scraps_the_other():
     keys, ctrs = streams(2)
     fb.start_trick(st, 0)
     st[fb.S_HAND + 0] = hand("KS")
-    fb.play_card(st, 0, parse_card("KS"))
+    fb.apply_play(st, 0, parse_card("KS"))
     st[fb.S_HAND + 1] = hand("AS")
-    fb.play_card(st, 1, parse_card("AS"))
+    fb.apply_play(st, 1, parse_card("AS"))
     c = fb.seat_play(st, keys, ctrs, 2)
     assert c == parse_card("AD")                    # void in Spades: the Diamond
-    fb.play_card(st, 2, c)
+    fb.apply_play(st, 2, c)
     assert st[fb.S_SCRAP] == hand("7H") and st[fb.S_RIVAL_TOP] == 2
     assert st[fb.S_BEST_SEAT] == 2
 
@@ -522,7 +522,7 @@ def test_heuristic_card_wins_until_the_bid_then_ducks():
     st = new_state(4)
     fb.start_trick(st, 0)
     st[fb.S_HAND + 0] = hand("9S")
-    fb.play_card(st, 0, parse_card("9S"))
+    fb.apply_play(st, 0, parse_card("9S"))
     st[fb.S_BID + 1], st[fb.S_WON + 1] = 2, 0
     legal = hand("2S", "10S", "AS")
     assert fb.heuristic_card(st, 1, legal) == parse_card("10S")     # the lowest winning card

@@ -38,18 +38,18 @@ def cubes(h: int, n: int, k: int) -> np.ndarray:
 # ============================================================== follow suit
 def test_must_follow_suit_when_able():
     h = hand("AS", "2S", "5H", "10D")
-    assert cards_of(fc.legal_cards(h, S)) == {"AS", "2S"}
-    assert cards_of(fc.legal_cards(h, Hs)) == {"5H"}
+    assert cards_of(fc.legal_plays(h, S)) == {"AS", "2S"}
+    assert cards_of(fc.legal_plays(h, Hs)) == {"5H"}
 
 
 def test_void_player_may_play_any_card():
     h = hand("5H", "10D", "3C")
-    assert cards_of(fc.legal_cards(h, S)) == {"5H", "10D", "3C"}
+    assert cards_of(fc.legal_plays(h, S)) == {"5H", "10D", "3C"}
 
 
 def test_leader_may_lead_any_card():
     h = hand("AS", "2S", "5H", "10D", "3C")
-    assert cards_of(fc.legal_cards(h, -1)) == {"AS", "2S", "5H", "10D", "3C"}
+    assert cards_of(fc.legal_plays(h, -1)) == {"AS", "2S", "5H", "10D", "3C"}
 
 
 # ============================================================== trick winner
@@ -92,6 +92,34 @@ def test_move_directions():
     assert (fc.move_source(False, 1), fc.move_dest(False, 1)) == (NEUTRAL, COLD)
 
 
+@pytest.mark.parametrize("red,size,option,expected", [
+    # rulebook "Cube Movement", from Hot 4 / Neutral 1 / Cold 4
+    (True, 1, 0, (4, 2, 3)),     # red: 1 cube Cold -> Neutral
+    (True, 1, 1, (5, 0, 4)),     # red: 1 cube Neutral -> Hot
+    (False, 1, 0, (3, 2, 4)),    # black: 1 cube Hot -> Neutral
+    (False, 1, 1, (4, 0, 5)),    # black: 1 cube Neutral -> Cold
+    # Weather Advisory: two cubes from one bucket to the same bucket
+    (True, 2, 0, (4, 3, 2)),     # red: 2 from Cold to Neutral
+    (False, 2, 0, (2, 3, 4)),    # black: 2 from Hot to Neutral
+])
+def test_apply_cube_move(red, size, option, expected):
+    assert fc.apply_cube_move(4, 1, 4, red, size, option) == expected
+
+
+def test_advisory_double_from_neutral():
+    # "move 2 from Neutral to Hot" / "2 from Neutral to Cold", Neutral holding 3
+    assert fc.apply_cube_move(3, 3, 3, True, 2, 1) == (5, 1, 3)
+    assert fc.apply_cube_move(3, 3, 3, False, 2, 1) == (3, 1, 5)
+
+
+def test_beats_only_a_higher_card_of_the_led_suit():
+    hearts, diamonds = c("2H") // 13, c("2D") // 13      # a card is suit * 13 + rank
+    assert fc.beats(c("9H"), c("5H"), hearts)            # a higher heart, hearts led
+    assert not fc.beats(c("4H"), c("5H"), hearts)        # a lower heart
+    assert not fc.beats(c("AS"), c("5H"), hearts)        # off suit, however high
+    assert fc.beats(c("AD"), c("10D"), diamonds)         # the Ace ranks above the 10
+
+
 @pytest.mark.parametrize("red,state,expected", [
     # red win: sources are Cold (option 0) and Neutral (option 1)
     (True, (4, 1, 4), 0b11),
@@ -111,7 +139,7 @@ def test_move_directions():
     (True, (0, 9, 0), 0b10),   # ... and only Neutral -> Hot
 ])
 def test_single_moves(red, state, expected):
-    assert fc.legal_moves(cubes(*state), red, 1) == expected
+    assert fc.legal_cube_moves_in(cubes(*state), red, 1) == expected
 
 
 @pytest.mark.parametrize("red,state,expected", [
@@ -125,7 +153,7 @@ def test_single_moves(red, state, expected):
     (False, (1, 1, 7), 0b00),
 ])
 def test_double_moves_need_two_in_the_source(red, state, expected):
-    assert fc.legal_moves(cubes(*state), red, 2) == expected
+    assert fc.legal_cube_moves_in(cubes(*state), red, 2) == expected
 
 
 # ============================================================== round scoring
@@ -223,7 +251,7 @@ def test_heuristic_forecast_compares_colour_strengths():
 
 
 def _hcard(h, led_suit, best, forecast):
-    legal = fc.legal_cards(h, led_suit)
+    legal = fc.legal_plays(h, led_suit)
     card = fc.heuristic_card(h, legal, led_suit, c(best) if best else -1, forecast)
     return card_name(card)
 
@@ -606,8 +634,8 @@ def test_random_cube_move_is_one_draw_over_singles_and_doubles():
 
 def _winning(state, red, w, score, correct, adv_left, forecast, advisory=True):
     cb = cubes(*state)
-    singles = fc.legal_moves(cb, red, 1)
-    doubles = fc.legal_moves(cb, red, 2) if adv_left[w] else 0
+    singles = fc.legal_cube_moves_in(cb, red, 1)
+    doubles = fc.legal_cube_moves_in(cb, red, 2) if adv_left[w] else 0
     a = [np.array(x, dtype=np.int64) for x in (score, correct, adv_left, forecast)]
     return tuple(int(x) for x in fc.winning_moves(*state, red, singles, doubles, w, *a, advisory,
                                                   len(score)))

@@ -103,7 +103,7 @@ def test_random_restricted_is_one_uniform_draw_over_what_is_left():
     hand = _cards("2D", "9D", "3S", "KC", "AH")
     for seed in range(40):
         st = _state(hand, 10, 1 << ss.RX_NO_WIND)
-        kinds = ss.offered_kinds(st, 0)
+        kinds = ss.legal_turn(st, 0)
         left, allowed = ss.restrict_turn(st, 0, kinds)
         assert left == kinds == ss.K_DRAW | ss.K_WEATHER
         assert allowed == hand & ~SUIT_MASK[ss.WIND]
@@ -123,7 +123,7 @@ def test_random_restricted_is_one_uniform_draw_over_what_is_left():
 def test_only_draw_left_takes_no_draw_and_nothing_left_yields():
     hand = _cards("2D", "3D", "4S", "5C", "6H")
     st = _state(hand, 10, 1 << ss.RX_NO_WEATHER)
-    left, allowed = ss.restrict_turn(st, 0, ss.offered_kinds(st, 0))
+    left, allowed = ss.restrict_turn(st, 0, ss.legal_turn(st, 0))
     assert left == ss.K_DRAW and allowed == 0
     keys = np.array([rng.stream_key(1, 0, rng.SEAT, 0)], dtype=np.uint64)
     ctrs = np.zeros(1, dtype=np.int64)
@@ -131,7 +131,7 @@ def test_only_draw_left_takes_no_draw_and_nothing_left_yields():
     assert ctrs[0] == 0                                   # one option: no draw
     assert st[ss.ST_CTR + ss.C_RX_YIELDED] == 0
     st = _state(hand, 0, 1 << ss.RX_NO_WEATHER)           # empty draw pile: weather is forced
-    left, allowed = ss.restrict_turn(st, 0, ss.offered_kinds(st, 0))
+    left, allowed = ss.restrict_turn(st, 0, ss.legal_turn(st, 0))
     assert left == ss.K_WEATHER and allowed == hand
     assert st[ss.ST_CTR + ss.C_RX_YIELDED] == 1
 
@@ -141,7 +141,7 @@ def test_heuristic_restricted_takes_its_best_remaining_plan():
     least useful card that is not a Club (collecting Spades, the lone Club is least useful)."""
     hand = _cards("2S", "3S", "4S", "KC", "9H")
     st = _state(hand, 0, 0, ss.P_HEURISTIC)
-    kinds = ss.offered_kinds(st, 0)
+    kinds = ss.legal_turn(st, 0)
     assert ss.heuristic_plan(st, 0, kinds, hand)[0] == ss.KIND_WEATHER
     free = ss.heuristic_plan(st, 0, kinds, hand)[1]
     st = _state(hand, 0, 1 << (ss.RX_NO_CLOUD if free // 13 == ss.CLOUD else ss.RX_NO_SUN), ss.P_HEURISTIC)

@@ -114,7 +114,7 @@ def test_flush_needs_five_cards_of_one_suit():
 
 def test_reveal_wins_at_the_start_of_a_turn():
     t = Table(2, [["2C", "5C", "9C", "JC", "AC"], ["2H", "3H", "4D", "5S", "6S"]], pile=["7D"])
-    assert ss.offered_kinds(t.st, 0) == ss.K_REVEAL | ss.K_DRAW | ss.K_WEATHER
+    assert ss.legal_turn(t.st, 0) == ss.K_REVEAL | ss.K_DRAW | ss.K_WEATHER
     ev = t.turn(0)
     assert ev[0][0] == ss.E_REVEAL and int(t.st[ss.ST_WINNER]) == 0
     assert ss.game_over(t.st)
@@ -172,14 +172,14 @@ def test_draw_and_discard_goes_under_the_pile():
 
 def test_the_drawn_card_may_be_discarded_at_once():
     t = Table(2, [["2H", "5H", "9H", "JH", "3S"], ["2C", "3C", "4D", "5D", "6C"]], pile=["AD", "7D"])
-    opts = ss.discard_options(t.st, 0, parse_card("AD"))
+    opts = ss.legal_discards(t.st, 0, parse_card("AD"))
     assert set(mask_cards(int(opts))) == set(cards("2H", "5H", "9H", "JH", "3S", "AD"))
 
 
 def test_empty_pile_offers_no_draw_and_a_forced_draw_passes():
     t = Table(3, [["2H", "5H", "9H", "JH", "3S"], ["2C", "3C"], []], pile=[])
-    assert ss.offered_kinds(t.st, 0) == ss.K_WEATHER
-    assert ss.offered_kinds(t.st, 2) == 0
+    assert ss.legal_turn(t.st, 0) == ss.K_WEATHER
+    assert ss.legal_turn(t.st, 2) == 0
     t.st[ss.ST_OWE + 1] = 1
     assert t.turn(1) == [(ss.E_PASS, 1, 1, ss.PASS_NO_DRAW, 0, 0)]
     assert t.hand(1) == set(cards("2C", "3C")) and t.mark(ss.ST_OWE, 1) == 0
@@ -264,7 +264,7 @@ def test_cloud_forces_keeping_the_drawn_card():
     for seed in range(60):
         t = Table(2, [earlier, ["2C", "3C", "4D", "5D", "6C"]], pile=["AD", "7D"], seed=seed)
         t.st[ss.ST_CLOUD + 0] = 1
-        opts = ss.discard_options(t.st, 0, parse_card("AD"))
+        opts = ss.legal_discards(t.st, 0, parse_card("AD"))
         assert set(mask_cards(int(opts))) == set(cards(*earlier))
         # drive the Draw-and-Discard directly (take_turn would first draw the kind at random)
         drawn = ss.pile_draw(t.st)

@@ -279,7 +279,7 @@ def test_mc_choices_do_not_depend_on_hidden_cards(rollout):
         for w in [a] + [_other_world(a, 0, 1 << drawn, seed) for seed in (3, 4)]:
             b = w.copy()
             keys, ctrs = _search_streams(P)
-            discards.add(ss.mc_discard(b, 0, drawn, ss.discard_options(b, 0, drawn), keys, ctrs, P + 1))
+            discards.add(ss.mc_discard(b, 0, drawn, ss.legal_discards(b, 0, drawn), keys, ctrs, P + 1))
         assert len(plans) == 1 and len(discards) == 1, (g, plans, discards)
         n_states += 1
     assert n_states >= 6
