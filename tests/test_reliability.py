@@ -297,7 +297,10 @@ def test_an_interrupted_dask_run_leaves_no_scratch_space(tmp_path):
     pytest.importorskip("distributed")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    e = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp))
+    # what is asked here is the workers' scratch space: the resume journal (kept by a run stopped
+    # after SIMCLI_JOURNAL_KEEP_S seconds, which a loaded machine reaches before the first worker
+    # folder appears) is tests/test_resume.py's
+    e = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp), SIMCLI_JOURNAL_KEEP_S="1000000")
     proc = subprocess.Popen(
         [sys.executable, "-m", "simcli.cli", "run", "forecasts-cubes", "--games", "2000000000",
          "--backend", "dask", "--workers", "1", "--no-progress", "--out", str(tmp_path / "x")],
