@@ -413,18 +413,7 @@ def knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, adv_gain, t
         m = singles if size == 1 else doubles
         for option in range(2):
             if (m >> option) & 1:
-                h = hot
-                c = cold
-                if red:      # option 0: Cold -> Neutral, option 1: Neutral -> Hot
-                    if option == 0:
-                        c -= size
-                    else:
-                        h += size
-                else:        # option 0: Hot -> Neutral, option 1: Neutral -> Cold
-                    if option == 0:
-                        h -= size
-                    else:
-                        c += size
+                h, _, c = apply_cube_move(hot, neutral, cold, red, size, option)
                 v, _ = points(h, c, forecast)
                 v *= 16
                 if tiebreak:
