@@ -48,6 +48,7 @@ FLUSH_S = float(os.environ.get("SIMCLI_JOURNAL_FLUSH_S", "1"))  # at most one re
 KEEP_MIN_S = float(os.environ.get("SIMCLI_JOURNAL_KEEP_S", "10"))
 _MAGIC = b"SIMCLI-JOURNAL-1\n"
 _ACTIVE: list["Journal"] = []
+_KEPT: list["Journal"] = []     # closed with work kept (an interrupt still reports them)
 
 
 # ------------------------------------------------------------------------------------ digests
@@ -165,6 +166,7 @@ class Journal:
         self.bytes = 0
         self._lock_fd: int | None = None
         self._mutex = threading.RLock()
+        self._closed = False   # after close a late result (the command thread, a Dask future) is dropped
         self._created = False
         self._made: list[Path] = []     # folders above the journal it created (removed with it)
         self.opened = time.monotonic()
@@ -191,6 +193,7 @@ class Journal:
         except BaseException:
             self._unlock()
             raise
+        _KEPT.clear()      # a new command: earlier commands' kept journals are theirs to report
         _ACTIVE.append(self)
         return self
 
@@ -302,6 +305,8 @@ class Journal:
 
     def record(self, d: str, stored: Any) -> None:
         with self._mutex:
+            if self._closed:
+                return
             self.n += 1
             self.pending.append((d, stored))
             self.pending_games += games_of(stored)
@@ -311,7 +316,7 @@ class Journal:
     def flush(self) -> None:
         """Write the pending results as one record (temporary name, fsync, rename)."""
         with self._mutex:
-            if not self.pending:
+            if self._closed or not self.pending:
                 return
             if not self._created or not self.folder.is_dir():
                 self._lock()
@@ -381,13 +386,20 @@ class Journal:
         """Stop journaling; ``keep``: flush and leave it (returns True if anything is kept),
         else remove it. Either way the lock is released."""
         with self._mutex:
-            if self in _ACTIVE:
-                _ACTIVE.remove(self)
+            if self._closed:                  # closed already (the command thread, then an
+                return self in _KEPT          # interrupt): what the first close kept
             worth = bool(self.done) or time.monotonic() - self.opened >= KEEP_MIN_S
             kept = self.kept() if keep and worth else 0
+            self._closed = True
             if not kept:
                 self._discard_files()
+            else:
+                _KEPT.append(self)
             self._unlock()
+            # leaves the active list last: an interrupt that arrives while the command thread is
+            # closing it waits on the mutex above instead of missing it
+            if self in _ACTIVE:
+                _ACTIVE.remove(self)
             return bool(kept)
 
     def _discard_files(self) -> None:
@@ -450,12 +462,11 @@ def kept_on_failure(journal: "Journal | None"):
 
 
 def interrupted_lines() -> list[str]:
-    """On an interruption: flush every active journal; one line per journal that kept work."""
-    lines = []
+    """On an interruption: flush every active journal; one line per journal that kept work
+    (including one the command thread closed and kept a moment before, after an error)."""
     for j in list(_ACTIVE):
-        if j.close(keep=True):
-            lines.append(f"interrupted: {j.kept_line()}")
-    return lines
+        j.close(keep=True)
+    return [f"interrupted: {j.kept_line()}" for j in _KEPT]
 
 
 # ------------------------------------------------------------------------------------ executor
