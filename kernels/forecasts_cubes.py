@@ -78,7 +78,7 @@ POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, No
 # table of such seats ties every game (issue #24; the game is colour-symmetric, so a fixed colour
 # is a convention shared with the table, not play).
 (K_FC_BIAS, K_FC_MIN, K_FC_COUNT, K_WIN_CHEAP, K_SLUFF_HIGH, K_LEAD_LOW, K_ADV_GAIN, K_ADV_ROUND,
- K_TIEBREAK) = range(9)
+ K_TIEBREAK, K_FC_FLIP) = range(10)
 KNOBS = (
     Knob("forecast_bias", K_FC_BIAS, 0, -6, 6,
          "forecast Hot when red weight - black weight + bias >= 0 (a card's weight: its strength, "
@@ -100,6 +100,11 @@ KNOBS = (
     Knob("move_tiebreak", K_TIEBREAK, 0, 0, 1,
          "moves worth the same round points: 0 = the first, 1 = the one leaving fewer cubes in the "
          "bucket opposite its forecast"),
+    Knob("forecast_flip", K_FC_FLIP, 0, 0, 50,
+         "in this percentage of rounds forecast the other colour than the rule above gives (drawn "
+         "from the seat's own stream, only when > 0): a mixed forecast, so that 'always forecast "
+         "Hot' or 'always Cold' gains nothing against a table of this policy (the win condition "
+         "rewards differing from the table; docs/games/forecasts-cubes.md)"),
 )
 NK = len(KNOBS)
 KNOB_DEFAULTS = np.array([k.default for k in KNOBS], dtype=np.int64)
@@ -661,6 +666,8 @@ def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, de
         if o != me:
             f2[o] = knob_forecast(det[o] | round_played[o], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
                                   kn[kb + K_FC_COUNT])
+            if kn[kb + K_FC_FLIP] > 0 and rng.below(keys, ctrs, slot, 100) < kn[kb + K_FC_FLIP]:
+                f2[o] = 1 - f2[o]
 
 
 @jit
@@ -957,6 +964,8 @@ def forecast_phase(params, seats, rnd, st, out, row, ev, ev_n, search):
             kb = NK * s
             st.forecast[s] = knob_forecast(st.hands[s], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
                                            kn[kb + K_FC_COUNT])
+            if kn[kb + K_FC_FLIP] > 0 and rng.below(st.keys, st.ctrs, s, 100) < kn[kb + K_FC_FLIP]:
+                st.forecast[s] = 1 - st.forecast[s]
         else:
             st.options[0] = F_HOT
             st.options[1] = F_COLD

@@ -14,6 +14,9 @@ What is checked, and why it is not the code checking itself:
 - the forecasts-cubes forecast knobs cannot freeze the forecast: at every corner of the knob box
   the forecast still depends on the hand (between 30% and 70% Hot over random hands). A rule that
   ignores the hand makes every all-tuned game a shared victory (issue #24: tie rate 1.00).
+- ``forecast_flip``: from traces, the share of rounds whose forecast differs from the knob rule
+  applied to the dealt hand (recomputed here from the deal event) is the knob's percentage,
+  within 4 binomial standard deviations, and exactly 0 at 0.
 """
 from __future__ import annotations
 
@@ -130,3 +133,37 @@ def test_exploit_penalty_sum_or_max_of_the_positive_gains():
     assert fits["max"] > fits["sum"]
     with pytest.raises(tr.SimError, match="exploit-penalty"):
         tr.Trainer(tr.Settings(**s, exploit_penalty="mean"))
+
+
+def _forecast_flips(flip, games=300, players=4, seed=3):
+    """(rounds, rounds whose forecast differs from the knob rule on the dealt hand) for seat 0
+    playing ``tuned`` with forecast_flip = ``flip`` among heuristic seats, from traces."""
+    from tests.helpers import knob_row, rule_params, tuned_seats
+    seats = tuned_seats(fc, ["tuned"] + ["heuristic"] * (players - 1),
+                        knobs=[knob_row(fc, forecast_flip=flip)] + [None] * (players - 1))
+    params = rule_params(fc)
+    width = layout.out_width(players, len(fc.COUNTERS))
+    rounds = flipped = 0
+    for g in range(games):
+        o = np.zeros((1, width), np.int64)
+        ev = np.zeros((8192, layout.EVENT_WIDTH), np.int64)
+        ev_n = np.zeros(1, np.int64)
+        fc.trace_game(params, seats, np.int64(seed), np.int64(g), o, ev, ev_n)
+        ev = ev[:ev_n[0]]
+        mine = ev[ev[:, 1] == 0]
+        hands = {int(e[2]): e[3] for e in mine[mine[:, 0] == fc.E_DEAL]}
+        for e in mine[mine[:, 0] == fc.E_FORECAST]:
+            rule = fc.knob_forecast(np.int64(hands[int(e[2])]), 0, 1, 0)   # the heuristic's rule
+            rounds += 1
+            flipped += int(e[3] != rule)
+    return rounds, flipped
+
+
+@pytest.mark.parametrize("flip", [0, 30])
+def test_forecast_flip_forecasts_the_other_colour_in_that_share_of_rounds(flip):
+    rounds, flipped = _forecast_flips(flip)
+    assert rounds == 300 * 4
+    if flip == 0:
+        assert flipped == 0                      # the rule itself, every round
+    else:                                        # binomial(1200, 0.3): sd 0.013; 4 sd either side
+        assert abs(flipped / rounds - 0.30) < 0.053, flipped / rounds

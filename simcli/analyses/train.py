@@ -176,7 +176,10 @@ class Trainer:
     def _start(self) -> dict:
         if self.s.start == "heuristic":
             return tuned.defaults(self.arena.mod)
-        return tuned.load_file(self.arena.mod, Path(self.s.start), self.s.players)
+        path = Path(self.s.start)
+        if not path.is_absolute() and not path.exists():    # recorded relative to the project root
+            path = Path(__file__).resolve().parents[2] / path
+        return tuned.load_file(self.arena.mod, path, self.s.players)
 
     def mutate(self, base: dict) -> dict:
         knobs = self.arena.knobs
