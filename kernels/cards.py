@@ -28,6 +28,9 @@ RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
 SUIT_MASK = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.int64)
 ONE = np.int64(1)
+# FOLLOW_MASK[led_suit + 1]: the cards that follow a trick led in ``led_suit``; index 0 (led_suit
+# -1, nobody has led yet) is empty, so "follow if able, else any card" needs no branch on leading
+FOLLOW_MASK = np.concatenate((np.zeros(1, dtype=np.int64), SUIT_MASK))
 
 
 @jit
