@@ -7,7 +7,13 @@ Games with other cards (pgc numbers, daily-weather map cards) define their own e
 """
 from __future__ import annotations
 
+import platform
+
+import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from ._jit import jit
 
@@ -22,6 +28,9 @@ RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
 SUIT_MASK = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.int64)
 ONE = np.int64(1)
+# FOLLOW_MASK[led_suit + 1]: the cards that follow a trick led in ``led_suit``; index 0 (led_suit
+# -1, nobody has led yet) is empty, so "follow if able, else any card" needs no branch on leading
+FOLLOW_MASK = np.concatenate((np.zeros(1, dtype=np.int64), SUIT_MASK))
 
 
 @jit
@@ -51,8 +60,9 @@ def popcount(x):
 
 @jit
 def lowest_bit(x):
-    """Index of the lowest set bit of ``x`` (``x`` > 0)."""
-    return popcount((x & -x) - 1)
+    """Index of the lowest set bit of ``x`` (``x`` > 0; 64 for 0): one TZCNT/BSF (llvm.cttz,
+    below), the same answer as popcount((x & -x) - 1) for every int64."""
+    return _cttz64(x)
 
 
 @jit
@@ -93,8 +103,9 @@ SUIT_BITS = np.int64((1 << N_RANKS) - 1)
 
 
 @jit
-def select_card(mask, k):
-    """The k-th lowest card (0-based) of a 52-card ``mask``; ``0 <= k < popcount(mask)``."""
+def select_card_portable(mask, k):
+    """The k-th lowest card (0-based) of a 52-card ``mask``; ``0 <= k < popcount(mask)``. The
+    version for a CPU without BMI2 (and the reference select_card is tested against)."""
     c0 = popcount(mask & SUIT_BITS)
     c1 = popcount((mask >> N_RANKS) & SUIT_BITS)
     c2 = popcount((mask >> (2 * N_RANKS)) & SUIT_BITS)
@@ -105,6 +116,83 @@ def select_card(mask, k):
     k -= c0 * a0 + c1 * a1 + c2 * a2
     m = (mask >> (N_RANKS * su)) & SUIT_BITS
     return N_RANKS * su + np.int64(SELECT13[m * N_RANKS + k])
+
+
+# With x86 BMI2 the k-th set bit is two instructions: PDEP deposits the single bit 1 << k onto the
+# k-th set bit of ``mask``, TZCNT reads its index. Numba has no name for PDEP, so a small intrinsic
+# calls LLVM's ``llvm.x86.bmi.pdep.64`` (it only compiles for a target with BMI2: which version
+# the kernels use is decided once, at import, from the CPU Numba compiles for).
+def _bmi2_target() -> bool:
+    """Does Numba compile for a CPU with BMI2? (The host's features, unless NUMBA_CPU_NAME /
+    NUMBA_CPU_FEATURES name another target.)"""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    feats = numba.config.CPU_FEATURES
+    if feats:
+        return "+bmi2" in feats.split(",")
+    if numba.config.CPU_NAME not in (None, "host"):
+        return False                    # a named generic target: assume the plain instruction set
+    try:
+        import llvmlite.binding as llvm
+        return bool(llvm.get_host_cpu_features().get("bmi2", False))
+    except Exception:                   # pragma: no cover - no feature query on this platform
+        return False
+
+
+HAS_BMI2 = _bmi2_target()
+
+
+@intrinsic
+def _pdep64(typingctx, src, mask):
+    """PDEP: the low bits of ``src`` deposited, in order, at the set bits of ``mask`` (int64)."""
+    if not isinstance(src, types.Integer) or not isinstance(mask, types.Integer):
+        return None
+    sig = types.int64(src, mask)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        a = context.cast(builder, args[0], signature.args[0], types.int64)
+        b = context.cast(builder, args[1], signature.args[1], types.int64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]),
+                                            "llvm.x86.bmi.pdep.64")
+        return builder.call(fn, [a, b])
+    return sig, codegen
+
+
+@intrinsic
+def _cttz64(typingctx, x):
+    """Count of trailing zero bits of ``x`` as int64 (64 for 0): TZCNT/BSF."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(x)
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.cttz(v, ir.Constant(ir.IntType(1), 0))
+    return sig, codegen
+
+
+@jit
+def _select_bit_bmi2(mask, k):
+    return _cttz64(_pdep64(np.int64(1) << np.int64(k), mask))
+
+
+@jit
+def _select_bit_portable(mask, k):
+    x = np.int64(mask)
+    for _ in range(k):
+        x &= x - 1
+    return lowest_bit(x)
+
+
+if HAS_BMI2:
+    select_card = _select_bit_bmi2
+    select_bit = _select_bit_bmi2
+else:
+    select_card = select_card_portable
+    select_bit = _select_bit_portable
+# select_card(mask, k): the k-th lowest card (0-based) of a 52-card ``mask``, 0 <= k < popcount;
+# select_bit(mask, k): the same for any 64-bit mask (unlike nth_bit, no -1 past the last bit).
 
 
 def card_name(card: int) -> str:

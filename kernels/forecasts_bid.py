@@ -29,7 +29,7 @@ from numba import prange
 from . import arc, builds, layout, race, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
-    DIAMONDS, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
+    DIAMONDS, FOLLOW_MASK, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
 )
 from .knobs import load_knob_row
@@ -355,11 +355,11 @@ def add_reputation(rep, delta):
 
 @jit
 def legal_plays(hand, led_suit):
-    """Follow the led suit if able; void (or leading, led_suit = -1): any card, Diamonds too."""
-    if led_suit < 0:
-        return hand
-    follow = hand & SUIT_MASK[led_suit]
-    return follow | (hand & (np.int64(follow != 0) - 1))   # no branch on a void: hot in tricks
+    """Follow the led suit if able; void (or leading, led_suit = -1): any card, Diamonds too.
+    No branch (hot in tricks): "no suit led" follows the empty mask (FOLLOW_MASK), a void keeps
+    the whole hand."""
+    follow = hand & FOLLOW_MASK[led_suit + 1]
+    return follow | (hand & (np.int64(follow != 0) - 1))
 
 
 @jit
@@ -1393,12 +1393,13 @@ def round_start(st, ev, ev_n):
 
 
 @jit(inline='always')
-def deal_phase(st, keys, ctrs, ev, ev_n, seed, g):
-    """The Deal from the round's DEAL stream."""
+def deal_phase(st, keys, ctrs, ev, ev_n, deal_key):
+    """The Deal from the round's DEAL stream (``deal_key``: the game's rng.kind_key of DEAL, so
+    the round's key is one index_key: rng.stream_key's value)."""
     S = st[S_SEATS]
     rnd = st[S_ROUND]
     deal_slot = S + SLOT_DEAL_OFFSET
-    keys[deal_slot] = rng.stream_key(seed, g, rng.DEAL, rnd)
+    keys[deal_slot] = rng.index_key(deal_key, rnd)
     ctrs[deal_slot] = 0
     deal(st, keys, ctrs, deal_slot)
     if ev.shape[0] > 0:
@@ -1410,13 +1411,14 @@ def deal_phase(st, keys, ctrs, ev, ev_n, seed, g):
 
 
 @jit(inline='always')
-def rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g):
-    """Rival Station, after the Market: the Rival Deck, shuffled on the round's AUX stream."""
+def rival_deck_phase(st, keys, ctrs, ev, ev_n, aux_key):
+    """Rival Station, after the Market: the Rival Deck, shuffled on the round's AUX stream
+    (``aux_key``: the game's rng.kind_key of AUX)."""
     S = st[S_SEATS]
     rnd = st[S_ROUND]
     r = st[S_RIVAL]
     aux_slot = S + SLOT_AUX_OFFSET
-    keys[aux_slot] = rng.stream_key(seed, g, rng.AUX, rnd)
+    keys[aux_slot] = rng.index_key(aux_key, rnd)
     ctrs[aux_slot] = 0
     build_rival_deck(st, keys, ctrs, aux_slot)
     if ev.shape[0] > 0:
@@ -1439,12 +1441,13 @@ def first_trick(st):
 
 
 @jit(inline='always')
-def play_round(st, keys, ctrs, ev, ev_n, seed, g, search):
+def play_round(st, keys, ctrs, ev, ev_n, deal_key, aux_key, search):
     """One round: Investment, Deal, Bid, Market, Tricks, Scoring; with search (``search`` not
-    None) what the seats observe is noted for the search seats."""
+    None) what the seats observe is noted for the search seats. ``deal_key``, ``aux_key``: the
+    game's DEAL and AUX kind keys (rng.kind_key)."""
     round_start(st, ev, ev_n)
     invest_phase(st, keys, ctrs, ev, ev_n, 0, search)
-    deal_phase(st, keys, ctrs, ev, ev_n, seed, g)
+    deal_phase(st, keys, ctrs, ev, ev_n, deal_key)
     if search is not None:
         reset_tracking(st)
     bid_phase(st, keys, ctrs, ev, ev_n, 0, search)
@@ -1453,7 +1456,7 @@ def play_round(st, keys, ctrs, ev, ev_n, seed, g, search):
     if st[S_RIVAL] >= 0:
         if search is not None:
             st[S_MKT_BUILT] = st[S_MARKET]
-        rival_deck_phase(st, keys, ctrs, ev, ev_n, seed, g)
+        rival_deck_phase(st, keys, ctrs, ev, ev_n, aux_key)
     first_trick(st)
     tricks_phase(st, keys, ctrs, ev, ev_n, search)
     scoring_phase(st, ev, ev_n)
@@ -1965,7 +1968,9 @@ def mc_play(st, keys, ctrs, s):
 @jit(inline='always')
 def new_game(params, seats, seed, g, st, keys, ctrs, search):
     """Set up game ``g`` in the buffers ``st``, ``keys``, ``ctrs`` (any earlier content is
-    overwritten): the seats' SEAT streams (and an mc seat's SEARCH stream), counters at 0."""
+    overwritten): the seats' SEAT streams (and an mc seat's SEARCH stream), counters at 0.
+    The keys are derived in stages (rng.game_key once: the same keys as rng.stream_key); returns
+    the game key."""
     S = seats.shape[0]
     players = S
     if S == 3 and seats[2, 0] == P_RIVAL:
@@ -1973,8 +1978,10 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
     for i in range(keys.shape[0]):
         keys[i] = 0
         ctrs[i] = 0
+    gkey = rng.game_key(seed, g)
+    seat_key = rng.kind_key(gkey, rng.SEAT)
     for s in range(S):
-        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
+        keys[s] = rng.index_key(seat_key, s)
     init_game(st, players, 1 if params[R_MARKET] == MARKET_RULED else 0)
     st[S_RIVAL_FINAL] = 1 if params[R_RIVAL_CHECK] == RIVAL_CHECK_FINAL else 0
     for s in range(S):
@@ -1995,7 +2002,8 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
-                keys[S + SLOT_SEARCH_OFFSET + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+                keys[S + SLOT_SEARCH_OFFSET + s] = rng.index_key(rng.kind_key(gkey, rng.SEARCH), s)
+    return gkey
 
 
 @jit(inline='always')
@@ -2041,7 +2049,9 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs, search)
     ``search`` is None when no seat is ``mc``: Numba then prunes every search branch at compile
     time, so random and heuristic play run without the search player's code and bookkeeping;
     any array selects the build with search (kernels/builds.py)."""
-    new_game(params, seats, seed, g, st, keys, ctrs, search)
+    gkey = new_game(params, seats, seed, g, st, keys, ctrs, search)
+    deal_key = rng.kind_key(gkey, rng.DEAL)
+    aux_key = rng.kind_key(gkey, rng.AUX)
     cap = params[R_ROUND_CAP]
     timeout = False
     winners = np.int64(0)
@@ -2052,7 +2062,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs, search)
         if st[S_ROUND] >= cap:
             timeout = True
             break
-        play_round(st, keys, ctrs, ev, ev_n, seed, g, search)
+        play_round(st, keys, ctrs, ev, ev_n, deal_key, aux_key, search)
         arc.checkpoint(out, row, abase, seats.shape[0], st, S_REP, False, ev, ev_n, E_CHECKPOINT)
         done, winners = end_of_round(st, ev, ev_n)
         if done:

@@ -35,7 +35,7 @@ from ._jit import jit, jit_borrowing, pjit
 #   seat's card draw has no branch on the number of legal cards, and in the tricks each seat's
 #   next random bits are computed one draw ahead (``nxt``).
 from .cards import (
-    HEARTS, DIAMONDS, N_CARDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
+    FOLLOW_MASK, HEARTS, DIAMONDS, N_CARDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
     card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
 )
 from .knobs import load_knob_row
@@ -217,12 +217,10 @@ def check(players: int, params) -> None:
 # ---- rules as small functions ----------------------------------------------------------------
 @jit(inline='always')
 def legal_plays(hand, led_suit):
-    """Follow suit if able; otherwise (or when leading, led_suit = -1) any card."""
-    if led_suit >= 0:
-        follow = hand & SUIT_MASK[led_suit]
-        if follow:
-            return follow
-    return hand
+    """Follow suit if able; otherwise (or when leading, led_suit = -1) any card. No branch: the
+    follow mask of "no suit led" is empty (FOLLOW_MASK), and a void keeps the whole hand."""
+    follow = hand & FOLLOW_MASK[led_suit + 1]
+    return follow | (hand & (np.int64(follow != 0) - 1))
 
 
 @jit(inline='always')

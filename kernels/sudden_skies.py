@@ -19,7 +19,7 @@ from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 from .cards import (
     CLUBS, DIAMONDS, HEARTS, N_CARDS, N_RANKS, N_SUITS, SPADES, SUIT_MASK,
-    card_name, lowest_bit, nth_bit, popcount, suit_of,
+    card_name, lowest_bit, popcount, select_bit, suit_of,
 )
 from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -305,8 +305,17 @@ def forget_card(st, me, c):
 @jit
 def new_state(params, seats):
     """An empty table for ``seats.shape[0]`` players (policies from ``seats[:, 0]``)."""
+    st = np.empty(STATE_SIZE, dtype=np.int64)
+    init_state(st, params, seats)
+    return st
+
+
+@jit
+def init_state(st, params, seats):
+    """Make ``st`` (STATE_SIZE values, any content) the empty table of new_state."""
     P = seats.shape[0]
-    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    for i in range(STATE_SIZE):
+        st[i] = 0
     for s in range(P):
         st[ST_POLICY + s] = seats[s, 0]
         st[ST_MCARG + 2 * s] = seats[s, 1]
@@ -323,7 +332,6 @@ def new_state(params, seats):
         st[ST_PILE + i] = -1
     for r in range(N_RULES):
         st[ST_RULES + r] = params[r]
-    return st
 
 
 @jit
@@ -790,7 +798,7 @@ def _pick(mask, keys, ctrs, s):
     """Random policy: uniform card of ``mask`` (ascending card code), one draw when 2+ options."""
     n = popcount(mask)
     if n > 1:
-        return nth_bit(mask, rng.below(keys, ctrs, s, n))
+        return select_bit(mask, rng.below(keys, ctrs, s, n))
     return lowest_bit(mask)
 
 
@@ -808,7 +816,7 @@ def choose_action(st, s, kinds, allowed, keys, ctrs):
     n = popcount(kinds)
     if n > 1:
         st[ST_DECISIONS] += 1
-        kind = nth_bit(kinds, rng.below(keys, ctrs, s, n))
+        kind = select_bit(kinds, rng.below(keys, ctrs, s, n))
     else:
         kind = lowest_bit(kinds)
     card = -1
@@ -1571,7 +1579,7 @@ def play_from_search(st, s, keys, ctrs, ev, ev_n, ab, stand):
         s = (s + 1) % P
 
 
-# ---- one game --------------------------------------------------------------------------------
+# ---- one game ----------------------------------------------------------------------------------
 @jit
 def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows.
@@ -1580,23 +1588,49 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     (take_turn_search, _mc_search) and its bookkeeping from this build (kernels/builds.py), so
     random and heuristic play compile and run without them.
     """
+    keys, ctrs, st, deck, ab, stand = work_arrays(params, seats)
+    play_one_in(params, seats, seed, g, out, row, ev, ev_n, search, keys, ctrs, st, deck, ab, stand)
+
+
+@jit
+def work_arrays(params, seats):
+    """The working arrays of play_one_in, allocated once per block of games: the stream keys and
+    counters (slots 0..P-1 the seats' decisions, P the deal, P+1+s seat s's search), the state,
+    the deck, the game arc block and the standings."""
+    P = seats.shape[0]
+    return (np.empty(2 * P + 1, dtype=np.uint64), np.zeros(2 * P + 1, dtype=np.int64),
+            np.empty(STATE_SIZE, dtype=np.int64), np.empty(N_CARDS, dtype=np.int64),
+            np.zeros((1, arc.width(P)), dtype=np.int64), np.zeros(P, dtype=np.int64))
+
+
+@jit
+def play_one_in(params, seats, seed, g, out, row, ev, ev_n, search, keys, ctrs, st, deck, ab, stand):
+    """play_one with its working arrays (work_arrays) passed in, reset here for game ``g``: a
+    block of games reuses them instead of allocating per game. The stream keys are derived in
+    stages (rng.game_key, kind_key, index_key: the same keys as rng.stream_key), the search
+    streams only in the search build."""
     P = seats.shape[0]
     rec = ev.shape[0] > 0
-    # stream slots: 0..P-1 the seats' decisions, P the deal (round 0), P+1+s seat s's search
-    keys = np.empty(2 * P + 1, dtype=np.uint64)
-    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    gkey = rng.game_key(seed, g)
+    seat_key = rng.kind_key(gkey, rng.SEAT)
     for s in range(P):
-        keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
-        keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
-    keys[P] = rng.stream_key(seed, g, rng.DEAL, 0)
-    st = new_state(params, seats)
-    deck = np.empty(N_CARDS, dtype=np.int64)
+        keys[s] = rng.index_key(seat_key, s)
+    if search is not None:
+        search_key = rng.kind_key(gkey, rng.SEARCH)
+        for s in range(P):
+            keys[P + 1 + s] = rng.index_key(search_key, s)
+    keys[P] = rng.index_key(rng.kind_key(gkey, rng.DEAL), 0)
+    for i in range(2 * P + 1):
+        ctrs[i] = 0
+    init_state(st, params, seats)
     deal(st, deck, keys, ctrs, P)
     if rec:
         for s in range(P):
             record_event(ev, ev_n, E_DEAL, s, st[ST_HAND + s], st[ST_PILE_N])
-    ab = np.zeros((1, arc.width(P)), dtype=np.int64)   # game arc block, copied into the row
-    stand = np.zeros(P, dtype=np.int64)
+    for i in range(ab.shape[1]):
+        ab[0, i] = 0
+    for s in range(P):
+        stand[s] = 0
     if search is not None:
         init_tracking(st)
         play_from_search(st, 0, keys, ctrs, ev, ev_n, ab, stand)
@@ -1683,20 +1717,36 @@ def finish(st, out, row, ev, ev_n):
 # ---- bulk play and trace ----------------------------------------------------------------------
 # Two builds of play_one (``search`` None: no mc seat), chosen in Python by the entry points so a
 # run compiles only the build it uses (kernels/builds.py).
+BLOCK = 64  # games per work item of play_games: one allocation of the working arrays each
+
+
+@jit
+def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
+    """Play games ``first_game + i`` into rows ``i`` in [lo, hi) with one set of working arrays."""
+    keys, ctrs, st, deck, ab, stand = work_arrays(params, seats)
+    for i in range(lo, hi):
+        play_one_in(params, seats, seed, first_game + i, out, i, ev, ev_n, search,
+                    keys, ctrs, st, deck, ab, stand)
+
+
 @pjit
 def _play_games(params, seats, seed, first_game, out, search):
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
-    for i in prange(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
+    n = out.shape[0]
+    # blocks of BLOCK games, smaller when there are few games (a search player's chunk: at least
+    # 16 blocks, so every thread gets work); the blocking never changes a result
+    bs = min(BLOCK, max(1, n // 16))
+    for b in prange((n + bs - 1) // bs):
+        ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+        ev_n = np.zeros(1, dtype=np.int64)
+        _play_range(params, seats, seed, first_game, out, b * bs, min(n, (b + 1) * bs), ev, ev_n,
+                    search)
 
 
 @jit
 def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
-    for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
+    _play_range(params, seats, seed, first_game, out, 0, out.shape[0], ev, ev_n, search)
 
 
 @jit
