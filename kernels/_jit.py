@@ -7,6 +7,7 @@ without the GIL. fastmath stays off: every tally is an integer and must be bit-e
 from __future__ import annotations
 
 import functools
+import os
 
 import numba
 
@@ -19,3 +20,74 @@ pjit = functools.partial(numba.njit, cache=True, nogil=True, parallel=True)
 # then the counting is pure cost. forecasts-bid's plain game function spent ~10% of random play
 # on atomic increments and decrements of its array arguments, inside the phases inlined into it.
 jit_borrowing = functools.partial(numba.njit, cache=True, nogil=True, _nrt=False)
+
+
+
+# ---- compile time: copy an inlined function's IR once, not once per block ---------------------
+# Numba inlines an ``inline='always'`` function by deep-copying its IR into the caller
+# (``InlineWorker.inline_ir``), one ``copy.deepcopy`` per block. Every variable refers to the
+# function's scope, which holds every variable, so each block's copy copies the whole scope
+# again: blocks x variables, and a phase function with its helpers inlined has hundreds of
+# each (sudden-skies: a quarter of its compile CPU was this copy, cProfile). The patch gives the
+# blocks of one copy one ``deepcopy`` memo, so the scope is copied once and the copy has the
+# sharing of the IR it copies (the form Numba compiles a function that is not inlined in).
+# Nothing else changes: the IR inlined is the same, so is the machine code (test: golden tables
+# bit-identical with and without, tests/test_compile_cost.py). It edits Numba's own source of
+# ``inline_ir`` at that one loop: installed only if the loop reads exactly as in Numba 0.68,
+# else Numba runs as shipped. ``SIMCLI_NUMBA_INLINE_COPY=numba`` turns it off.
+INLINE_COPY_ENV = "SIMCLI_NUMBA_INLINE_COPY"
+_STOCK_COPY = """\
+        def copy_ir(the_ir):
+            kernel_copy = the_ir.copy()
+            kernel_copy.blocks = {}
+            for block_label, block in the_ir.blocks.items():
+                new_block = copy.deepcopy(the_ir.blocks[block_label])
+                kernel_copy.blocks[block_label] = new_block
+            return kernel_copy
+"""
+_SHARED_COPY = """\
+        def copy_ir(the_ir):
+            kernel_copy = the_ir.copy()
+            kernel_copy.blocks = {}
+            memo = {}   # simcli (kernels/_jit.py): one memo for every block of this copy
+            for block_label, block in the_ir.blocks.items():
+                new_block = copy.deepcopy(the_ir.blocks[block_label], memo)
+                kernel_copy.blocks[block_label] = new_block
+            return kernel_copy
+"""
+inline_copy_patched = False
+
+
+def _patch_inline_copy() -> bool:
+    """Install the one-memo copy in Numba's inliner; False (Numba as shipped) when turned off or
+    when ``InlineWorker.inline_ir`` is not the code the patch was written against."""
+    global inline_copy_patched
+    if os.environ.get(INLINE_COPY_ENV, "") == "numba":
+        return False
+    try:
+        import inspect
+
+        from numba.core import inline_closurecall as icc
+        stock = icc.InlineWorker.inline_ir
+        if getattr(stock, "_simcli_shared_copy", False):
+            inline_copy_patched = True
+            return True
+        lines, first = inspect.getsourcelines(stock)
+        src = "".join(lines)
+        if src.count(_STOCK_COPY) != 1 or not src.startswith("    def inline_ir(self,"):
+            return False
+        src = "\n" * (first - 1) + "\n".join(   # dedented, at its own line numbers
+            line[4:] for line in src.replace(_STOCK_COPY, _SHARED_COPY).splitlines())
+        scope: dict = {}
+        exec(compile(src, icc.__file__, "exec"), icc.__dict__, scope)
+        patched = scope["inline_ir"]
+    except Exception:   # source not readable, not as expected, any surprise: Numba as shipped
+        return False
+    patched._simcli_shared_copy = True
+    patched.__wrapped__ = stock
+    icc.InlineWorker.inline_ir = patched
+    inline_copy_patched = True
+    return True
+
+
+_patch_inline_copy()

@@ -40,6 +40,9 @@ LENGTH_UNIT = "placements"
 SOLO = True        # one seat: winners = 0 is a failed attempt (a lost map), never a timeout
 POLICIES = {"random": 0, "greedy": 1, "solver": 2, "mc": 3}
 P_RANDOM, P_GREEDY, P_SOLVER, P_MC = 0, 1, 2, 3
+# the policies played by the search build (kernels/builds.py): the whole-game solver and mc; a
+# random or greedy run compiles neither (the default suite's daily-weather job is greedy)
+SEARCH_CODES = (P_SOLVER, P_MC)
 # solver:N = a per-game budget of N placements tried; 0 (the default) = the solver_nodes rule;
 # mc:BUDGET:ROLLOUT = samples per decision (shared by every option) and the rollout policy
 POLICY_ARGS = {"solver": (("nodes", 0, 0, 10**8),),
@@ -1402,7 +1405,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     tracing = ev.shape[0] > 0
     if tracing:
         record_setup(ev, ev_n, params, st)
-    if policy == P_SOLVER:
+    if search is not None and policy == P_SOLVER:   # the solver lives in the search build
         budget = seats[0, 1] if seats[0, 1] > 0 else params[R_SOLVER_NODES]
         solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid)
         if tracing:
@@ -1437,13 +1440,13 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
         elif policy == P_GREEDY:
             o = choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
                               work, ok, True)
-        elif policy == P_SOLVER:
+        elif search is not None and policy == P_SOLVER:
             o = choose_solver(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, rows,
                               work, ok, plan, info, turn)
-        elif search is not None:
+        elif search is not None and policy == P_MC:
             o = mc_choose(params, st, top, tm, pat, opts, n, seats[0, 1], seats[0, 2], skeys,
                           sctrs, mcstat, forbid)
-        else:                     # not reached: policy is mc only in the search build
+        else:                     # not reached: solver and mc play only in the search build
             o = opts[0]
         turn += 1
         if watch != 0 and took_watched(st, top, o, watch):
@@ -1475,7 +1478,7 @@ def _play_games(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     for i in prange(out.shape[0]):
         ev_n = np.zeros(1, dtype=np.int64)
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
+        play_one(params, seats, seed, first_game + i, out, np.uint64(i), ev, ev_n, search)
 
 
 @jit
@@ -1483,12 +1486,12 @@ def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
+        play_one(params, seats, seed, first_game + i, out, np.uint64(i), ev, ev_n, search)
 
 
 @jit
 def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
+    play_one(params, seats, seed, game_index, out, np.uint64(0), ev, ev_n, search)
 
 
 def play_games(params, seats, seed, first_game, out):
@@ -1496,16 +1499,16 @@ def play_games(params, seats, seed, first_game, out):
 
     ``params`` holds the rule values and the card tail (``kernel_params``)."""
     _play_games(kernel_params(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                np.int64(first_game), out, builds.search_arg(seats, P_MC))
+                np.int64(first_game), out, builds.search_arg(seats, SEARCH_CODES))
 
 
 def play_games_serial(params, seats, seed, first_game, out):
     """``play_games`` without prange (tests: serial == parallel)."""
     _play_games_serial(kernel_params(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                       np.int64(first_game), out, builds.search_arg(seats, P_MC))
+                       np.int64(first_game), out, builds.search_arg(seats, SEARCH_CODES))
 
 
 def trace_game(params, seats, seed, game_index, out, ev, ev_n):
     """Play game ``game_index`` into ``out[0]`` recording events into ``ev`` (count in ev_n)."""
     _trace_game(kernel_params(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-                np.int64(game_index), out, ev, ev_n, builds.search_arg(seats, P_MC))
+                np.int64(game_index), out, ev, ev_n, builds.search_arg(seats, SEARCH_CODES))

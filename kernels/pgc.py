@@ -1303,7 +1303,7 @@ def _play_games(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in prange(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
+        play_one(params, seats, seed, first_game + i, out, np.uint64(i), ev, ev_n, search)
 
 
 @jit
@@ -1311,12 +1311,12 @@ def _play_games_serial(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     for i in range(out.shape[0]):
-        play_one(params, seats, seed, first_game + i, out, i, ev, ev_n, search)
+        play_one(params, seats, seed, first_game + i, out, np.uint64(i), ev, ev_n, search)
 
 
 @jit
 def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
+    play_one(params, seats, seed, game_index, out, np.uint64(0), ev, ev_n, search)
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(

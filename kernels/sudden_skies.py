@@ -1725,7 +1725,7 @@ def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
     """Play games ``first_game + i`` into rows ``i`` in [lo, hi) with one set of working arrays."""
     keys, ctrs, st, deck, ab, stand = work_arrays(params, seats)
     for i in range(lo, hi):
-        play_one_in(params, seats, seed, first_game + i, out, i, ev, ev_n, search,
+        play_one_in(params, seats, seed, first_game + i, out, np.uint64(i), ev, ev_n, search,
                     keys, ctrs, st, deck, ab, stand)
 
 
@@ -1751,7 +1751,7 @@ def _play_games_serial(params, seats, seed, first_game, out, search):
 
 @jit
 def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
-    play_one(params, seats, seed, game_index, out, 0, ev, ev_n, search)
+    play_one(params, seats, seed, game_index, out, np.uint64(0), ev, ev_n, search)
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(

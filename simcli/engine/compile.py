@@ -17,7 +17,9 @@ are Numba internals (checked with Numba 0.68); if they are missing the build cou
 Compiling: one spawned process per core (at most one per game), each playing one game of every
 cold build of its games (the same entry point a run calls), which fills the disk cache; the
 parent then loads the machine code from the cache on its first call. Games go to processes
-costliest first (``COMPILE_COST``, measured), so the cheaper ones fill in beside the costliest.
+costliest first (``COMPILE_COST``, measured), so the cheaper ones fill in beside the costliest;
+a game is handed to a process only when that process is free, so a game's compile clock starts
+when it does.
 """
 from __future__ import annotations
 
@@ -35,7 +37,8 @@ import numpy as np
 from simcli.errors import SimError
 
 SEARCH_POLICY = "mc"   # the policy whose seats need the search build (kernels/builds.py)
-SEARCH_POLICIES = ("mc", "race")   # every policy that plays in the search build
+SEARCH_POLICIES = ("mc", "race", "solver")   # every policy that plays in the search build
+# (daily-weather's solver too: kernels/daily_weather.py SEARCH_CODES)
 
 
 @dataclass(frozen=True)
@@ -148,12 +151,13 @@ def _compile_in_child(jobs, fold: bool = True) -> float:
     return time.process_time() - t
 
 
-# Relative compile cost of each game's plain build, measured (cold cache, 2 cores, default suite,
-# Numba 0.68, 2026-12-01: minutes each build took to compile in one of two processes). Only the
-# order of the compile tasks depends on it: the costliest first, so the others fill in around it.
-COMPILE_COST = {"sudden-skies": 3.0, "daily-weather": 4.5, "pgc": 4.3, "forecasts-bid": 2.3,
-                "forecasts-cubes": 1.6}
-COST_PER_KB = 1.6 / 38  # a game not measured above: its source size, at forecasts-cubes' rate
+# Compile cost of each game's plain build, measured: CPU seconds of one cold compile in its own
+# process, the suite's seats, empty cache (Numba 0.68, kernels/_jit.py's inliner patch, a shared
+# 2-core machine, 2026-12-03). Only the order of the compile tasks depends on it: the costliest
+# first, so the others fill in around it.
+COMPILE_COST = {"pgc": 32.1, "forecasts-bid": 30.4, "daily-weather": 29.5, "sudden-skies": 24.2,
+                "forecasts-cubes": 20.8}
+COST_PER_KB = 20.8 / 60  # a game not measured above: its source size, at forecasts-cubes' rate
 
 
 def _cost(game: str) -> float:
@@ -203,20 +207,27 @@ def _compile_in_pool(order: list[str], by_game: dict, procs: int, watch: "Compil
     from concurrent.futures import FIRST_COMPLETED, wait
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx)
-    try:
+    queue = list(order)
+    futures: dict = {}
+
+    def hand_out():   # the next game to a process that is free now: nothing waits behind a compile
+        g = queue.pop(0)
         # the fold is one function for all games: the last (smallest) task compiles it
-        futures = {pool.submit(_compile_in_child, by_game[g], g == order[-1]): g for g in order}
+        futures[pool.submit(_compile_in_child, by_game[g], g == order[-1])] = g
+        watch.started(g)
+
+    try:
+        for _ in range(min(procs, len(queue))):
+            hand_out()
         pending = set(futures)
-        for g in order[:procs]:
-            watch.started(g)
         while pending:
             done, pending = wait(pending, timeout=PROGRESS_EVERY_S, return_when=FIRST_COMPLETED)
             for f in done:
                 f.result()
                 watch.finished(futures[f])
-            for f in pending:
-                if f.running():
-                    watch.started(futures[f])
+                if queue:
+                    hand_out()
+            pending |= {f for f in futures if not f.done()}
             watch.report()
     except BaseException:  # Ctrl-C, SIGTERM, a failed build: stop the compiles now, not at their end
         procs_alive = list(getattr(pool, "_processes", {}).values())
