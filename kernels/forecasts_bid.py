@@ -2093,7 +2093,6 @@ def write_result(st, winners, timeout, out, row):
 # Two builds of play_one: ``search`` None (no mc seat; every search branch pruned at compile time)
 # or an array. The entry points choose in Python (kernels/builds.py), so a run compiles only the
 # build it needs.
-BLOCK = 64  # games per work item of play_games: one set of buffers each
 
 
 @jit
@@ -2109,10 +2108,8 @@ def _play_games(params, seats, seed, first_game, out, search):
     ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
     ev_n = np.zeros(1, dtype=np.int64)
     n = out.shape[0]
-    # blocks of BLOCK games, smaller when there are few games (a search player's chunk: at least
-    # 16 blocks, so every thread gets work); the blocking never changes a result
-    bs = min(BLOCK, max(1, n // 16))
-    for b in prange((n + bs - 1) // bs):
+    bs, nb = layout.game_blocks(n)
+    for b in prange(nb):
         _play_range(params, seats, seed, first_game, out, b * bs, min(n, (b + 1) * bs), ev, ev_n,
                     search)
 

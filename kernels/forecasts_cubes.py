@@ -655,6 +655,15 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
     out_hands[me] = my_hand
 
 
+@jit(inline='always')
+def mixed_forecast(f, flip, keys, ctrs, slot):
+    """Forecast ``f``, or the other colour in ``flip`` percent of calls (knob forecast_flip),
+    drawn from stream ``slot`` only when ``flip`` > 0 (so flip 0 leaves every stream as it was)."""
+    if flip > 0 and rng.below(keys, ctrs, slot, 100) < flip:
+        return 1 - f
+    return f
+
+
 @jit
 def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2, kn, kb):
     """One sample: re-deal the hidden cards into ``det`` and give every other seat the
@@ -662,10 +671,9 @@ def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, de
     _determinize(me, hands, seen, voids, P, keys, ctrs, slot, det, scratch)
     for o in range(P):
         if o != me:
-            f2[o] = knob_forecast(det[o] | round_played[o], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
-                                  kn[kb + K_FC_COUNT])
-            if kn[kb + K_FC_FLIP] > 0 and rng.below(keys, ctrs, slot, 100) < kn[kb + K_FC_FLIP]:
-                f2[o] = 1 - f2[o]
+            f2[o] = mixed_forecast(knob_forecast(det[o] | round_played[o], kn[kb + K_FC_BIAS],
+                                                 kn[kb + K_FC_MIN], kn[kb + K_FC_COUNT]),
+                                   kn[kb + K_FC_FLIP], keys, ctrs, slot)
 
 
 @jit
@@ -960,10 +968,9 @@ def forecast_phase(params, seats, rnd, st, out, row, ev, ev_n, search):
             st.forecast[s] = rng.below(st.keys, st.ctrs, s, 2)
         elif search is None or not _searches(pol):     # heuristic, tuned: by the seat's knob row
             kb = NK * s
-            st.forecast[s] = knob_forecast(st.hands[s], kn[kb + K_FC_BIAS], kn[kb + K_FC_MIN],
-                                           kn[kb + K_FC_COUNT])
-            if kn[kb + K_FC_FLIP] > 0 and rng.below(st.keys, st.ctrs, s, 100) < kn[kb + K_FC_FLIP]:
-                st.forecast[s] = 1 - st.forecast[s]
+            st.forecast[s] = mixed_forecast(knob_forecast(st.hands[s], kn[kb + K_FC_BIAS],
+                                                          kn[kb + K_FC_MIN], kn[kb + K_FC_COUNT]),
+                                            kn[kb + K_FC_FLIP], st.keys, st.ctrs, s)
         else:
             st.options[0] = F_HOT
             st.options[1] = F_COLD
@@ -1257,7 +1264,6 @@ def _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, e
 # Two builds of play_one: ``search`` None (no mc seat; every search branch pruned at compile time)
 # or an array. The entry points choose in Python, so a run compiles only the build it needs
 # (the search build roughly doubles the cold compile).
-BLOCK = 64  # games per work item of play_games: one state allocation each
 
 
 @jit
@@ -1271,10 +1277,8 @@ def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
 @pjit
 def _play_games(params, seats, seed, first_game, out, search):
     n = out.shape[0]
-    # blocks of BLOCK games, smaller when there are few games (a search player's chunk: at least
-    # 16 blocks, so every thread gets work); the blocking never changes a result
-    bs = min(BLOCK, max(1, n // 16))
-    for b in prange((n + bs - 1) // bs):
+    bs, nb = layout.game_blocks(n)
+    for b in prange(nb):
         ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
         ev_n = np.zeros(1, dtype=np.int64)
         _play_range(params, seats, seed, first_game, out, b * bs, min(n, (b + 1) * bs), ev, ev_n,

@@ -135,6 +135,18 @@ def out_width(n_seats: int, n_counters: int) -> int:
     return 2 * n_seats + N_FIXED + n_counters + arc_width(n_seats)
 
 
+GAME_BLOCK = 64  # games per work item of a game's parallel play_games: one set of working arrays each
+
+
+@jit
+def game_blocks(n):
+    """(block size, block count) for a parallel driver over ``n`` games: blocks of GAME_BLOCK,
+    smaller when there are few games (a search player's chunk: at least 16 blocks, so every
+    thread gets work). Blocking never changes a result: game g is row g whatever the block."""
+    bs = min(GAME_BLOCK, max(1, n // 16))
+    return bs, (n + bs - 1) // bs
+
+
 @jit
 def record_event(ev, ev_n, code, seat, v0=0, v1=0, v2=0, v3=0, v4=0, v5=0, v6=0, v7=0):
     """Append one event row if recording (``ev`` has rows); ``ev_n[0]`` counts rows written.

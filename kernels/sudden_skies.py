@@ -1717,7 +1717,6 @@ def finish(st, out, row, ev, ev_n):
 # ---- bulk play and trace ----------------------------------------------------------------------
 # Two builds of play_one (``search`` None: no mc seat), chosen in Python by the entry points so a
 # run compiles only the build it uses (kernels/builds.py).
-BLOCK = 64  # games per work item of play_games: one allocation of the working arrays each
 
 
 @jit
@@ -1732,10 +1731,8 @@ def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
 @pjit
 def _play_games(params, seats, seed, first_game, out, search):
     n = out.shape[0]
-    # blocks of BLOCK games, smaller when there are few games (a search player's chunk: at least
-    # 16 blocks, so every thread gets work); the blocking never changes a result
-    bs = min(BLOCK, max(1, n // 16))
-    for b in prange((n + bs - 1) // bs):
+    bs, nb = layout.game_blocks(n)
+    for b in prange(nb):
         ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
         ev_n = np.zeros(1, dtype=np.int64)
         _play_range(params, seats, seed, first_game, out, b * bs, min(n, (b + 1) * bs), ev, ev_n,
