@@ -1759,12 +1759,16 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
 OBJ_MEAN, OBJ_LEAD, OBJ_WIN = 0, 1, 2
 WIN_SCALE = 1 << 16
 # The win-chance model: each seat's Reputation change over the K rounds still to play after this
-# one is independent normal, mean equal for every seat, standard deviation ROUND_SD[players] x
-# sqrt(K); P(win) = P(own total above every other seat's) = E_z[prod_o Phi(gap_o / tau + z)],
-# tau = ROUND_SD x sqrt(K), z standard normal (8-point Gauss-Hermite). ROUND_SD is the spread of
-# one seat's Reputation change in a round under the trained `tuned` players (strong play at kernel
-# speed; measured, not fitted to the search's strength): docs/search.md, "Objective".
-ROUND_SD = (0.0, 0.0, 4.6, 5.7, 5.3)   # by human players (2: the Rival Station)
+# one is independent normal with mean mu_o x K and standard deviation sd_o x sqrt(K): a player
+# mu 0, sd ROUND_SD[players]; the Rival mu RIVAL_DRIFT (its mean change a round relative to a
+# player's), sd RIVAL_SD. P(win) = P(own total above every other seat's) =
+# E_z[prod_o Phi((gap_o + (mu_me - mu_o) K + sd_me sqrt(K) z) / (sd_o sqrt(K)))], z standard
+# normal (8-point Gauss-Hermite). The constants are the spread and drift of one seat's Reputation
+# change a round under the trained `tuned` players (strong play at kernel speed; measured, not
+# fitted to the search's strength): docs/search.md, "The search's objective".
+ROUND_SD = (0.0, 0.0, 4.65, 5.75, 5.34)   # by human players (2: the Rival Station)
+RIVAL_SD = 3.89
+RIVAL_DRIFT = -1.84
 _GH_Z, _GH_W = np.polynomial.hermite_e.hermegauss(8)
 GH_Z = np.ascontiguousarray(_GH_Z, dtype=np.float64)
 GH_W = np.ascontiguousarray(_GH_W / np.sqrt(2.0 * np.pi), dtype=np.float64)
@@ -1786,13 +1790,19 @@ def win_chance(sim, me, k):
     """WIN_SCALE x the chance that ``me`` finishes above every other seat after ``k`` >= 1 more
     rounds, from the Reputation in ``sim`` (the model above), rounded to an integer."""
     S = sim[S_SEATS]
-    tau = ROUND_SD[sim[S_PLAYERS]] * np.sqrt(np.float64(k))
+    r = sim[S_RIVAL]
+    root = np.sqrt(np.float64(k))
+    sd_p = ROUND_SD[sim[S_PLAYERS]] * root
+    sd_me = RIVAL_SD * root if me == r else sd_p
+    mu_me = RIVAL_DRIFT * k if me == r else 0.0
     p = 0.0
     for i in range(GH_Z.shape[0]):
         q = GH_W[i]
         for o in range(S):
             if o != me:
-                x = (sim[S_REP + me] - sim[S_REP + o]) / tau + GH_Z[i]
+                sd_o = RIVAL_SD * root if o == r else sd_p
+                mu_o = RIVAL_DRIFT * k if o == r else 0.0
+                x = (sim[S_REP + me] - sim[S_REP + o] + mu_me - mu_o + sd_me * GH_Z[i]) / sd_o
                 q *= 0.5 * math.erfc(-x * 0.7071067811865476)
         p += q
     return np.int64(p * WIN_SCALE + 0.5)
