@@ -23,6 +23,8 @@ and draws only on its own ``SEARCH`` stream (slot S + 2 + seat).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import prange
 
@@ -76,8 +78,15 @@ FIXED_POLICIES = ("rival",)
 # mc:BUDGET:ROLLOUT - samples per decision (every option is played forward from each sample)
 # and the policy every seat follows inside a rollout
 # race:BUDGET:ROLLOUT - the same search with the options raced (kernels/race.py, docs/search.md)
-POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
-               "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+# mc:BUDGET:ROLLOUT:OBJECTIVE - what a sample is worth to the searching seat (issue #24):
+# 0 = its Reputation change minus the other seats' mean change (the default, as before),
+# 1 = its margin over the strongest other seat at the end of the round, 2 = its chance to win the
+# game from the end-of-round standings (OBJ_* below); every one takes the samples' wins first in a
+# round that can end the game
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
+                      ("objective", 0, 0, 2)),
+               "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
+                        ("objective", 0, 0, 2))}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly. Estimates are in
@@ -257,7 +266,8 @@ S_FORBID = S_NEXT + MAX_SEATS      # + seat: restriction bits it obeys (restrict
 S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
 S_KNOB = S_WATCH + MAX_SEATS       # + NK * seat: the seat's knobs (KNOBS; a heuristic seat: the defaults)
 S_RACE = S_KNOB + NK * MAX_SEATS   # + seat: 1 when its search is raced (``race``; its S_POLICY is P_MC)
-ST_SIZE = S_RACE + MAX_SEATS
+S_MCOBJ = S_RACE + MAX_SEATS       # + seat: its search's objective (OBJ_MEAN, OBJ_LEAD, OBJ_WIN)
+ST_SIZE = S_MCOBJ + MAX_SEATS
 
 # ---- restrictions (restricted play, ``POLICY+RESTRICTION``; docs/games/forecasts-bid.md) -------
 X_NO_INVEST, X_NO_MARKET, X_NO_BUY, X_NO_DRAW, X_BID_ZERO, X_NO_CLEAR, X_NO_EXTENDED = range(7)
@@ -446,6 +456,7 @@ def init_game(st, players, market_on):
         st[S_MCARG + i] = 0
     for i in range(MAX_SEATS):
         st[S_RACE + i] = 0
+        st[S_MCOBJ + i] = 0
     for s in range(MAX_SEATS):
         st[S_FORBID + s] = 0
         st[S_WATCH + s] = 0
@@ -1773,10 +1784,71 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
         rkeys[p] = rng.bits(base, p)
 
 
+# The search's objective (mc:B:ROLLOUT:OBJECTIVE, S_MCOBJ; issue #24 "fix the reference so that
+# strong means strong"). Every one takes the samples' wins first in a round that can end the game.
+# OBJ_MEAN: (S - 1) x own Reputation change minus the other seats' changes (S times its gain over
+#   their mean change): the search as it was, the default.
+# OBJ_LEAD: own Reputation minus the highest other seat's (Rival included) at the end of the
+#   round: the margin to the leader, or over the nearest threat when ahead.
+# OBJ_WIN: its chance to win the game from the end-of-round standings, WIN_SCALE x P; in a round
+#   that can end the game (no rounds left to estimate over) the wins, then OBJ_LEAD's margin.
+OBJ_MEAN, OBJ_LEAD, OBJ_WIN = 0, 1, 2
+WIN_SCALE = 1 << 16
+# The win-chance model: each seat's Reputation change over the K rounds still to play after this
+# one is independent normal with mean mu_o x K and standard deviation sd_o x sqrt(K): a player
+# mu 0, sd ROUND_SD[players]; the Rival mu RIVAL_DRIFT (its mean change a round relative to a
+# player's), sd RIVAL_SD. P(win) = P(own total above every other seat's) =
+# E_z[prod_o Phi((gap_o + (mu_me - mu_o) K + sd_me sqrt(K) z) / (sd_o sqrt(K)))], z standard
+# normal (8-point Gauss-Hermite). The constants are the spread and drift of one seat's Reputation
+# change a round under the trained `tuned` players (strong play at kernel speed; measured, not
+# fitted to the search's strength): docs/search.md, "The search's objective".
+ROUND_SD = (0.0, 0.0, 4.65, 5.75, 5.34)   # by human players (2: the Rival Station)
+RIVAL_SD = 3.89
+RIVAL_DRIFT = -1.84
+_GH_Z, _GH_W = np.polynomial.hermite_e.hermegauss(8)
+GH_Z = np.ascontiguousarray(_GH_Z, dtype=np.float64)
+GH_W = np.ascontiguousarray(_GH_W / np.sqrt(2.0 * np.pi), dtype=np.float64)
+
+
+@jit
+def lead_margin(sim, me):
+    """Seat ``me``'s Reputation minus the highest other seat's (the Rival's too)."""
+    S = sim[S_SEATS]
+    best = np.int64(-(1 << 30))
+    for o in range(S):
+        if o != me and sim[S_REP + o] > best:
+            best = sim[S_REP + o]
+    return sim[S_REP + me] - best
+
+
+@jit
+def win_chance(sim, me, k):
+    """WIN_SCALE x the chance that ``me`` finishes above every other seat after ``k`` >= 1 more
+    rounds, from the Reputation in ``sim`` (the model above), rounded to an integer."""
+    S = sim[S_SEATS]
+    r = sim[S_RIVAL]
+    root = np.sqrt(np.float64(k))
+    sd_p = ROUND_SD[sim[S_PLAYERS]] * root
+    sd_me = RIVAL_SD * root if me == r else sd_p
+    mu_me = RIVAL_DRIFT * k if me == r else 0.0
+    p = 0.0
+    for i in range(GH_Z.shape[0]):
+        q = GH_W[i]
+        for o in range(S):
+            if o != me:
+                sd_o = RIVAL_SD * root if o == r else sd_p
+                mu_o = RIVAL_DRIFT * k if o == r else 0.0
+                x = (sim[S_REP + me] - sim[S_REP + o] + mu_me - mu_o + sd_me * GH_Z[i]) / sd_o
+                q *= 0.5 * math.erfc(-x * 0.7071067811865476)
+        p += q
+    return np.int64(p * WIN_SCALE + 0.5)
+
+
 @jit
 def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n, final):
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
-    ``sim``): value = (S - 1) x me's Reputation change minus the other seats' changes; win units
+    ``sim``): value = me's objective (S_MCOBJ: OBJ_MEAN, (S - 1) x me's Reputation change minus
+    the other seats' changes; OBJ_LEAD; OBJ_WIN, its margin in a round that can end the game); win units
     (a round that can end the game, ``final``): layout.SHARE_UNIT per win, shared by a tie."""
     S = st[S_SEATS]
     for x in range(ST_SIZE):
@@ -1784,10 +1856,16 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     for p in range(S + 2):
         rctrs[p] = 0
     plays = play_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
+    obj = st[S_MCOBJ + me]
     v = 0
-    for o in range(S):
-        d = sim[S_REP + o] - st[S_REP + o]
-        v += (S - 1) * d if o == me else -d
+    if obj == OBJ_MEAN:
+        for o in range(S):
+            d = sim[S_REP + o] - st[S_REP + o]
+            v += (S - 1) * d if o == me else -d
+    elif obj == OBJ_LEAD or final:
+        v = lead_margin(sim, me)
+    else:
+        v = win_chance(sim, me, st[S_ROUNDS] - st[S_ROUND] - 1)
     units = 0
     if final:
         w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
@@ -1799,8 +1877,9 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
 @jit
 def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
-    sum of (S - 1) x its Reputation change this round minus the other seats' changes (S times
-    its lead over their mean change); in a round that can end the game, first the win units
+    sum of the sample values of its objective (S_MCOBJ; OBJ_MEAN: (S - 1) x its Reputation change
+    this round minus the other seats' changes, S times its lead over their mean change; OBJ_LEAD,
+    OBJ_WIN above); in a round that can end the game, first the win units
     it takes in the samples (layout.SHARE_UNIT per win, shared by a tie for the lead). Each sample re-deals what me cannot see once and plays
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream). A ``race`` seat
@@ -2038,6 +2117,8 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
+                if seats.shape[1] > 3:
+                    st[S_MCOBJ + s] = seats[s, 3]
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.index_key(rng.kind_key(gkey, rng.SEARCH), s)
     return gkey
 

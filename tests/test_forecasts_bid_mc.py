@@ -233,23 +233,85 @@ def test_mc_takes_the_card_that_wins_the_game_over_a_better_round():
     - 2C: seat 1 takes this trick, seat 0's AD trumps the last: 0: 3 (+3), 1: 3 (+3), 2: 4 (-4),
       3: 0 (+5); Reputation 33, 34, -4, 5: seat 1 wins.
     The round objective ((S-1) x own change - the others' changes) prefers 2C (12 - 4 = 8 against
-    12 - 13 = -1); AD wins the game in every sample, so mc must play it."""
-    st, c = winning_card_position(8)
+    12 - 13 = -1); AD wins the game in every sample, so mc must play it, whatever its objective."""
+    keys = np.zeros(2 * 4 + 2, dtype=np.uint64)
+    ctrs = np.zeros(2 * 4 + 2, dtype=np.int64)
+    for obj in (fb.OBJ_MEAN, fb.OBJ_LEAD, fb.OBJ_WIN):
+        st, c = winning_card_position(8, objective=obj)
+        for seed in range(3):
+            keys[4 + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
+            assert int(fb.mc_play(st.copy(), keys.copy(), ctrs.copy(), MC_SEAT)) == c["AD"]
+
+
+# ---- the objective (mc:B:ROLLOUT:OBJECTIVE, issue #24): a seat plays to win the game ----------
+@pytest.mark.parametrize("objective", [fb.OBJ_LEAD, fb.OBJ_WIN])
+def test_mc_plays_for_the_lead_not_for_a_gain_over_the_mean(objective):
+    """The position above two rounds before the end (round 3 of 5: two rounds follow), so no
+    sample ends the game and the wins cannot decide. AD leaves Reputation 33, 29, 10, 5 (seat 0
+    leads by 4); 2C leaves 33, 34, -4, 5 (seat 0 trails seat 1 by 1) but gains more over the
+    others' mean (8 against -1): the old objective plays 2C, a seat that plays to win the game
+    plays AD (margin over the strongest other +4 against -1; win chance under the model about
+    0.64 against 0.46)."""
     keys = np.zeros(2 * 4 + 2, dtype=np.uint64)
     ctrs = np.zeros(2 * 4 + 2, dtype=np.int64)
     for seed in range(3):
         keys[4 + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
-        assert int(fb.mc_play(st.copy(), keys.copy(), ctrs.copy(), MC_SEAT)) == c["AD"]
+        picks = {}
+        for obj in (fb.OBJ_MEAN, objective):
+            st, c = winning_card_position(4, rounds_left=2, objective=obj)
+            picks[obj] = int(fb.mc_play(st, keys.copy(), ctrs.copy(), MC_SEAT))
+        assert picks[fb.OBJ_MEAN] == c["2C"], "the position tells the objectives apart"
+        assert picks[objective] == c["AD"]
 
 
-def winning_card_position(budget):
-    """(st, card codes) of the position above, seat 0 on mc:budget:heuristic."""
+def test_objective_is_a_third_argument_and_old_labels_stay():
+    """``mc:B:ROLLOUT`` keeps its label and row (objective 0, the old search); ``:1`` / ``:2``
+    select the margin and win-chance objectives, for ``race`` too; 3 is refused."""
+    from simcli.errors import SimError
+    valid, args = fb.POLICIES, fb.POLICY_ARGS
+    label, row = cfg.parse_policy("mc:16", valid, args)
+    assert label == "mc:16:heuristic" and row[3] == fb.OBJ_MEAN
+    label, row = cfg.parse_policy("mc:16:heuristic:0", valid, args)
+    assert label == "mc:16:heuristic" and row[3] == fb.OBJ_MEAN
+    label, row = cfg.parse_policy("mc:16:heuristic:2", valid, args)
+    assert label == "mc:16:heuristic:2" and row[3] == fb.OBJ_WIN
+    label, row = cfg.parse_policy("race:8::1", valid, args)
+    assert label == "race:8:heuristic:1" and row[3] == fb.OBJ_LEAD
+    with pytest.raises(SimError):
+        cfg.parse_policy("mc:16:heuristic:3", valid, args)
+    job = cfg.resolve("forecasts-bid", players=4, seats="mc:2:heuristic:2,heuristic,heuristic,heuristic")
+    assert job.seats[0, 3] == fb.OBJ_WIN
+
+
+def test_win_chance_model():
+    """The win-chance value: a fair share when level, more for a larger lead, less for more
+    rivals, nearer 1 / S the more rounds are left, and the Rival counts as a rival."""
+    st = np.zeros(fb.ST_SIZE, dtype=np.int64)
+
+    def chance(players, reps, k, me=0):
+        fb.init_game(st, players, 1)
+        for s, r in enumerate(reps):
+            st[fb.S_REP + s] = r
+        return fb.win_chance(st, me, k) / fb.WIN_SCALE
+
+    assert abs(chance(4, (0, 0, 0, 0), 1) - 0.25) < 0.005
+    assert abs(chance(3, (7, 7, 7), 3) - 1 / 3) < 0.005
+    assert chance(4, (10, 5, 5, 5), 1) > chance(4, (10, 5, 5, 5), 4) > 0.25
+    assert chance(4, (0, 10, 0, 0), 1) < chance(4, (0, 10, 0, 0), 4) < 0.25
+    assert chance(4, (12, 10, 0, 0), 2) > chance(4, (12, 10, 10, 0), 2) > chance(4, (12, 10, 10, 10), 2)
+    assert chance(2, (25, 0, 30), 1) < chance(2, (25, 0, 20), 1) < chance(2, (25, 0, 0), 1)
+    assert chance(4, (60, -20, -20, -20), 1) > 0.999
+
+
+def winning_card_position(budget, rounds_left=0, objective=0):
+    """(st, card codes) of the position above, seat 0 on mc:budget:heuristic:objective, in the
+    round with ``rounds_left`` regular rounds after it (0: the last)."""
     from kernels.cards import parse_card
     c = {n: parse_card(n) for n in ("KH", "2H", "3H", "AD", "2C", "3C", "AC", "4C")}
     st = np.empty(fb.ST_SIZE, dtype=np.int64)
     fb.init_game(st, 4, 1)
     S = 4
-    st[fb.S_ROUND] = fb.ROUNDS[4] - 1
+    st[fb.S_ROUND] = fb.ROUNDS[4] - 1 - rounds_left
     st[fb.S_DEALER] = st[fb.S_ROUND] % S
     st[fb.S_TRICK] = 8
     st[fb.S_TRICKS_PLAYED] = 48
@@ -262,6 +324,7 @@ def winning_card_position(budget):
     st[fb.S_POLICY + MC_SEAT] = fb.P_MC
     st[fb.S_MCARG + 2 * MC_SEAT] = budget
     st[fb.S_MCARG + 2 * MC_SEAT + 1] = fb.P_HEURISTIC
+    st[fb.S_MCOBJ + MC_SEAT] = objective
     st[fb.S_HAND + 0] = (1 << c["AD"]) | (1 << c["2C"])
     for s, n in ((1, "3C"), (2, "AC"), (3, "4C")):
         st[fb.S_HAND + s] = 1 << c[n]

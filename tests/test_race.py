@@ -150,3 +150,17 @@ def test_race_is_labelled_and_validated_like_mc():
     from simcli.errors import SimError
     with pytest.raises(SimError, match="outside 1..4096"):
         cfg.resolve("forecasts-bid", policy="race:0")
+
+
+def test_bid_race_plays_for_the_lead_with_a_win_objective():
+    """The same position two rounds before the end (tests/test_forecasts_bid_mc.py): a raced seat
+    with the win-chance or margin objective plays AD, with the old objective 2C."""
+    from tests.test_forecasts_bid_mc import MC_SEAT, winning_card_position
+    S = 4
+    keys = np.zeros(2 * S + 2, dtype=np.uint64)
+    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
+    for obj, card in ((fb.OBJ_MEAN, "2C"), (fb.OBJ_LEAD, "AD"), (fb.OBJ_WIN, "AD")):
+        st, c = winning_card_position(16, rounds_left=2, objective=obj)
+        st[fb.S_RACE + MC_SEAT] = 1
+        keys[S + 2 + MC_SEAT] = rng.stream_key(1, 0, rng.SEARCH, MC_SEAT)
+        assert int(fb.mc_play(st, keys.copy(), ctrs.copy(), MC_SEAT)) == c[card]

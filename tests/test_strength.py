@@ -64,8 +64,10 @@ def _bad_cases():
     for game in _search_games():
         roll = ROLLOUTS.get(game, "random, heuristic")
         first = roll.split(", ")[-1]
+        n = len(cfg.game_module(game).POLICY_ARGS["mc"])    # forecasts-bid: a third, the objective
+        too_many = ":".join(["mc", "8", first] + ["0"] * (n - 2) + ["1"])
         cases = [("mc:0", "outside 1..4096"), ("mc:5000", "outside 1..4096"), ("mc:x", "not a whole number"),
-                 ("mc:8:mc", f"is not one of {roll}"), (f"mc:8:{first}:1", "at most 2 argument")]
+                 ("mc:8:mc", f"is not one of {roll}"), (too_many, f"at most {n} argument")]
         cases += [(spec, f"is not one of {roll}") for spec in EXTRA.get(game, [])]
         for spec, needle in cases:
             yield pytest.param(game, spec, needle, id=f"{game}-{spec}")
