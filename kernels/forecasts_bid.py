@@ -93,7 +93,7 @@ POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, No
 # half-tricks ("halves"). docs/games/forecasts-bid.md, "tuned".
 (K_SURE, K_LOW_TRUMP, K_KING, K_QUEEN, K_ROUND, K_CLEAR_HALVES, K_CLEAR_TRUMPS, K_CLEAR_SURE,
  K_EXT_SLACK, K_INVEST_SPEND, K_INVEST_REP, K_MARKET_TOL, K_MARKET_K, K_MARKET_BUY,
- K_FORCED_WIN) = range(15)
+ K_FORCED_WIN, K_WANT_HIGH, K_SPOIL, K_LEAD_ACES, K_CLEAR_SEEN) = range(19)
 KNOBS = (
     Knob("sure_halves", K_SURE, 2, 0, 6, "halves per sure trick (Diamond Q, K, A; side Aces)"),
     Knob("low_trump_halves", K_LOW_TRUMP, 1, 0, 4, "halves per Diamond below the Queen"),
@@ -113,8 +113,21 @@ KNOBS = (
     Knob("market_cards", K_MARKET_K, 1, 1, 3, "cards per Draw / Buy (at most Market Spend)"),
     Knob("market_buy", K_MARKET_BUY, 1, 0, 1,
          "1 = Buy when the Market card it wants is an improvement (else Draw); 0 = always Draw"),
-    Knob("forced_win_strongest", K_FORCED_WIN, 0, 0, 1,
-         "ducking but every legal card wins: 0 = play the weakest, 1 = the strongest"),
+    Knob("forced_win_strongest", K_FORCED_WIN, 0, 0, 2,
+         "ducking but every legal card wins: 0 = play the weakest, 1 = the strongest, "
+         "2 = the strongest when last to play (the trick is lost anyway), else the weakest"),
+    Knob("want_high", K_WANT_HIGH, 0, 0, 1,
+         "wanting tricks, following, not last to play: 0 = the lowest card that beats the trick, "
+         "1 = the highest"),
+    Knob("spoil_slack", K_SPOIL, -1, -1, 4,
+         "wanting tricks, but the trick's holder has made its bid exactly (this trick would make it "
+         "miss): let it have the trick when the tricks still needed are at most the tricks left "
+         "after this one minus this slack (-1: never)"),
+    Knob("lead_side_aces", K_LEAD_ACES, 0, 0, 1,
+         "wanting tricks and leading: 1 = cash a side Ace before the strongest card (a Diamond)"),
+    Knob("clear_seen_halves", K_CLEAR_SEEN, 0, -4, 6,
+         "halves added to the estimate for each Clear Skies bid already placed this round "
+         "(those seats will duck, so more tricks come to the others)"),
 )
 NK = len(KNOBS)
 KNOB_DEFAULTS = np.array([k.default for k in KNOBS], dtype=np.int64)
@@ -859,11 +872,12 @@ def estimate(hand):
 
 
 @jit
-def knob_bid(hand, top, kn, b):
+def knob_bid(hand, top, kn, b, zeros):
     """The bid by the knob row ``kn[b:]``: Clear Skies for a weak hand (clear_halves,
     clear_trumps, clear_sure), else the estimate rounded (round_up); an Extended bid (5, 7)
     only when at most extended_slack of it is not sure tricks, else one less."""
     halves, sure = estimate_k(hand, kn, b)
+    halves += kn[b + K_CLEAR_SEEN] * zeros
     if (halves <= kn[b + K_CLEAR_HALVES] and sure <= kn[b + K_CLEAR_SURE]
             and popcount(hand & SUIT_MASK[DIAMONDS]) <= kn[b + K_CLEAR_TRUMPS]):
         return np.int64(CLEAR_SKIES)
@@ -879,13 +893,18 @@ def knob_bid(hand, top, kn, b):
 def heuristic_bid(hand, top):
     """Bid the estimate (half-tricks rounded up); an Extended bid (5, 7) only when all of it is
     sure tricks ("firm"), else one less: knob_bid with the default knobs."""
-    return knob_bid(hand, top, KNOB_DEFAULTS, 0)
+    return knob_bid(hand, top, KNOB_DEFAULTS, 0, 0)
 
 
 @jit
 def seat_bid(st, s, top):
     """A heuristic or tuned seat's bid, by its knob row."""
-    return knob_bid(st[S_HAND + s], top, st, S_KNOB + NK * s)
+    zeros = 0
+    if st[S_KNOB + NK * s + K_CLEAR_SEEN] != 0:
+        for o in range(st[S_SEATS]):
+            if o != s and st[S_BID + o] == CLEAR_SKIES:
+                zeros += 1
+    return knob_bid(st[S_HAND + s], top, st, S_KNOB + NK * s, zeros)
 
 
 @jit
@@ -899,10 +918,17 @@ def heuristic_invest(st, s):
 @jit
 def heuristic_card(st, s, legal):
     """Win tricks until the bid is reached, then duck: lowest winning card when wanting,
-    highest losing card when ducking; leads its strongest card when wanting, weakest when not."""
+    highest losing card when ducking; leads its strongest card when wanting, weakest when not.
+    A tuned seat's knobs (defaults: exactly this) add: spoil_slack, want_high, lead_side_aces,
+    and forced_win_strongest for a duck that every legal card would win (KNOBS)."""
+    b = S_KNOB + NK * s
     want = st[S_WON + s] < st[S_BID + s]
     if st[S_LED_SUIT] < 0:
-        return strongest(legal) if want else weakest(legal)
+        if want:
+            if st[b + K_LEAD_ACES] and legal & ACE_MASK:
+                return strongest(legal & ACE_MASK)
+            return strongest(legal)
+        return weakest(legal)
     # the cards that beat the one holding the trick (a card of the led suit or a Diamond): a
     # higher card of its suit, and any Diamond when it is not one
     best = st[S_PLAYED + st[S_BEST_SEAT]]
@@ -910,14 +936,24 @@ def heuristic_card(st, s, legal):
     winners = legal & SUIT_MASK[bsu] & ~((ONE << (best + 1)) - 1)
     if bsu != DIAMONDS:
         winners |= legal & SUIT_MASK[DIAMONDS]
+    losers = legal & ~winners
     if want:
         if winners:
+            slack = st[b + K_SPOIL]
+            if slack >= 0 and losers:
+                h = st[S_BEST_SEAT]
+                left = st[S_HAND_SIZE] - st[S_TRICK] - 1     # tricks after this one
+                if (st[S_WON + h] == st[S_BID + h]
+                        and st[S_BID + s] - st[S_WON + s] <= left - slack):
+                    return strongest(losers)
+            if st[b + K_WANT_HIGH] and next_seat(st, s) != st[S_LEADER]:
+                return strongest(winners)
             return weakest(winners)
         return weakest(legal)
-    losers = legal & ~winners
     if losers:
         return strongest(losers)
-    if st[S_KNOB + NK * s + K_FORCED_WIN]:
+    fw = st[b + K_FORCED_WIN]
+    if fw == 1 or (fw == 2 and next_seat(st, s) == st[S_LEADER]):
         return strongest(legal)
     return weakest(legal)
 

@@ -21,7 +21,13 @@ def hand(*names):
 def new_state(players, market=True):
     st = np.empty(fb.ST_SIZE, dtype=np.int64)
     fb.init_game(st, players, 1 if market else 0)
+    for s in range(fb.MAX_SEATS):       # the heuristic's knob rows, as the game driver loads them
+        st[fb.S_KNOB + fb.NK * s:fb.S_KNOB + fb.NK * (s + 1)] = fb.KNOB_DEFAULTS
     return st
+
+
+def set_knob(st, s, k, v):
+    st[fb.S_KNOB + fb.NK * s + k] = v
 
 
 def streams(players, seed=1, game=0):
@@ -530,3 +536,86 @@ def test_heuristic_card_wins_until_the_bid_then_ducks():
     assert fb.heuristic_card(st, 1, legal) == parse_card("2S")      # has its bid: the highest loser
     legal = hand("10S", "AS")
     assert fb.heuristic_card(st, 1, legal) == parse_card("10S")     # must win: as low as it can
+
+
+# ---- tuned's card-play and bidding knobs (defaults: the heuristic above) ------------------------
+def nine_of_spades_led(bid0, won0):
+    """Trick 0 of a 4-player round: seat 0 led the 9 of Spades, with bid0 / won0 so far."""
+    st = new_state(4)
+    fb.start_trick(st, 0)
+    st[fb.S_TRICK] = 0
+    st[fb.S_HAND + 0] = hand("9S")
+    fb.apply_play(st, 0, parse_card("9S"))
+    st[fb.S_BID + 0], st[fb.S_WON + 0] = bid0, won0
+    return st
+
+
+def test_spoil_slack_lets_a_holder_on_its_bid_take_the_trick():
+    legal = hand("2S", "10S", "AS")
+    st = nine_of_spades_led(0, 0)            # seat 0 bid Clear Skies: this trick would break it
+    st[fb.S_BID + 1], st[fb.S_WON + 1] = 2, 0
+    assert fb.heuristic_card(st, 1, legal) == parse_card("10S")     # heuristic: win it
+    set_knob(st, 1, fb.K_SPOIL, 2)           # needs 2 <= 9 tricks after this - 2: give it away
+    assert fb.heuristic_card(st, 1, legal) == parse_card("2S")
+    set_knob(st, 1, fb.K_SPOIL, 4)           # 2 <= 9 - 4: still
+    assert fb.heuristic_card(st, 1, legal) == parse_card("2S")
+    st[fb.S_BID + 1] = 6                     # needs 6 > 9 - 4: cannot afford to
+    assert fb.heuristic_card(st, 1, legal) == parse_card("10S")
+    st = nine_of_spades_led(1, 0)            # the holder still wants a trick: no spoiling
+    st[fb.S_BID + 1], st[fb.S_WON + 1] = 2, 0
+    set_knob(st, 1, fb.K_SPOIL, 0)
+    assert fb.heuristic_card(st, 1, legal) == parse_card("10S")
+    st = nine_of_spades_led(0, 0)            # no losing card: it must win anyway
+    st[fb.S_BID + 1], st[fb.S_WON + 1] = 2, 0
+    set_knob(st, 1, fb.K_SPOIL, 0)
+    assert fb.heuristic_card(st, 1, hand("10S", "AS")) == parse_card("10S")
+
+
+def test_want_high_wins_with_the_highest_card_unless_last_to_play():
+    legal = hand("2S", "10S", "AS")
+    st = nine_of_spades_led(3, 0)
+    st[fb.S_BID + 1], st[fb.S_WON + 1] = 2, 0
+    set_knob(st, 1, fb.K_WANT_HIGH, 1)
+    assert fb.heuristic_card(st, 1, legal) == parse_card("AS")      # seats 2 and 3 still to play
+    st[fb.S_LEADER] = 2                      # seat 1 plays last to a trick led by seat 2
+    assert fb.heuristic_card(st, 1, legal) == parse_card("10S")
+
+
+def test_forced_win_strongest_two_sheds_the_high_card_only_when_last():
+    legal = hand("10S", "AS")                # every legal card beats the 9
+    st = nine_of_spades_led(3, 0)
+    st[fb.S_BID + 1], st[fb.S_WON + 1] = 0, 0       # Clear Skies: ducking
+    assert fb.heuristic_card(st, 1, legal) == parse_card("10S")     # heuristic: the weakest
+    set_knob(st, 1, fb.K_FORCED_WIN, 2)
+    assert fb.heuristic_card(st, 1, legal) == parse_card("10S")     # seats 2, 3 may overtake
+    st[fb.S_LEADER] = 2
+    assert fb.heuristic_card(st, 1, legal) == parse_card("AS")      # last: the trick is its own
+    set_knob(st, 1, fb.K_FORCED_WIN, 1)
+    st[fb.S_LEADER] = 0
+    assert fb.heuristic_card(st, 1, legal) == parse_card("AS")
+
+
+def test_lead_side_aces_cashes_an_ace_before_trumps():
+    st = new_state(4)
+    fb.start_trick(st, 0)
+    st[fb.S_BID + 0], st[fb.S_WON + 0] = 3, 0
+    legal = hand("AD", "AS", "2C")
+    assert fb.heuristic_card(st, 0, legal) == parse_card("AD")      # heuristic: strongest
+    set_knob(st, 0, fb.K_LEAD_ACES, 1)
+    assert fb.heuristic_card(st, 0, legal) == parse_card("AS")
+    st[fb.S_WON + 0] = 3                     # has its bid: leads low whatever the knob
+    assert fb.heuristic_card(st, 0, legal) == parse_card("2C")
+
+
+def test_clear_seen_halves_counts_the_clear_skies_bids_already_placed():
+    # estimate: the Ace of Spades is 2 halves, nothing else counts: Clear Skies at clear_halves 2
+    st = new_state(4)
+    st[fb.S_HAND + 2] = hand("AS", "2S", "3S", "4H", "5H", "6H", "7C", "8C", "9C", "3D")
+    set_knob(st, 2, fb.K_CLEAR_HALVES, 3)
+    assert fb.seat_bid(st, 2, 10) == 0       # 2 + 1 (the low Diamond) halves <= 3
+    st[fb.S_BID + 0], st[fb.S_BID + 1] = 0, 0        # two seats already bid Clear Skies
+    assert fb.seat_bid(st, 2, 10) == 0       # the knob is 0: they do not count
+    set_knob(st, 2, fb.K_CLEAR_SEEN, 1)      # 3 + 2 x 1 = 5 halves > 3: bid (5 + 1) // 2 = 3
+    assert fb.seat_bid(st, 2, 10) == 3
+    st[fb.S_BID + 1] = 2                     # one Clear Skies bid: 4 halves, bid 2
+    assert fb.seat_bid(st, 2, 10) == 2
