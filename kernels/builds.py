@@ -75,8 +75,13 @@ def play_parallel(serial, params, seats, seed, first_game, out, search):
     cuts = [n * i // k for i in range(k + 1)]
     jobs = [_threads().submit(serial, params, seats, seed, np.int64(first_game + lo), out[lo:hi],
                               search) for lo, hi in zip(cuts, cuts[1:])]
-    for j in jobs:
-        j.result()
+    try:
+        for j in jobs:
+            j.result()
+    except BaseException:   # Ctrl-C, SIGTERM, a failed range: the ranges not started are dropped
+        for j in jobs:
+            j.cancel()
+        raise
 
 
 def entry_points(play_games, play_games_serial, trace_game, mc_code):
