@@ -11,7 +11,7 @@ import os
 
 import numba
 
-jit = functools.partial(numba.njit, cache=True, nogil=True)
+_njit = functools.partial(numba.njit, cache=True, nogil=True)
 pjit = functools.partial(numba.njit, cache=True, nogil=True, parallel=True)
 
 # ``jit_borrowing`` compiles a kernel without Numba's reference counting (``_nrt=False``, an
@@ -19,7 +19,60 @@ pjit = functools.partial(numba.njit, cache=True, nogil=True, parallel=True)
 # refuses to compile one that does) and works on arrays its caller owns for the whole call:
 # then the counting is pure cost. forecasts-bid's plain game function spent ~10% of random play
 # on atomic increments and decrements of its array arguments, inside the phases inlined into it.
-jit_borrowing = functools.partial(numba.njit, cache=True, nogil=True, _nrt=False)
+_njit_borrowing = functools.partial(numba.njit, cache=True, nogil=True, _nrt=False)
+
+
+# ---- compile time: one compile per argument type, not per constant ------------------------------
+# Called from another jitted function with a constant (``record_event(ev, ev_n, E_PLAY, ...)``,
+# ``col_counter(P, 3)``, ``below(keys, ctrs, s, 6)``), a Numba function is compiled once per
+# *value* (the argument typed ``Literal[int](3)``), and once per number of arguments given when
+# it has defaults (``types.Omitted``): layout.record_event was compiled 8-18 times per game,
+# col_counter 17-18 times. ``per_type`` makes such calls compile the function once per argument
+# *type*: the constants typed as their ordinary type (int64, bool), an omitted default as the
+# type of its value (the caller passes the default, as Numba does for any omitted argument). No
+# kernel branches on an argument's literal value at compile time (None, the ``search`` argument
+# of the plain build, is not a literal and still prunes), so the machine code computes the same;
+# the golden tables are bit-identical (tests/test_golden.py). ``SIMCLI_NUMBA_LITERAL=numba``
+# turns it off (every constant its own compile, as Numba ships).
+LITERAL_ENV = "SIMCLI_NUMBA_LITERAL"
+
+
+def _per_type_arg(t):
+    from numba.core import types
+    if isinstance(t, types.Omitted):
+        v = t.value
+        if isinstance(v, (bool, int, float)):   # a number default: passed as a typed value
+            return types.unliteral(numba.typeof(v))
+        return t
+    return types.unliteral(t)
+
+
+def per_type(dispatcher):
+    """``dispatcher`` with calls from jitted code typed per argument type, not per constant."""
+    if os.environ.get(LITERAL_ENV, "") == "numba":
+        return dispatcher
+    stock = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
+        template, _, typed, _ = stock(tuple(_per_type_arg(a) for a in folded), {})
+        return template, pysig, typed, {}
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+def _decorating(njit):
+    def decorate(*args, **kw):
+        if len(args) == 1 and callable(args[0]) and not kw:     # @jit
+            return per_type(njit(args[0]))
+        inner = njit(*args, **kw)                               # @jit(inline=...), @jit(_nrt=True)
+        return lambda fn: per_type(inner(fn))
+    return decorate
+
+
+jit = _decorating(_njit)
+jit_borrowing = _decorating(_njit_borrowing)
 
 
 

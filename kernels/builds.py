@@ -6,9 +6,21 @@ build without it, so random and heuristic play carry no search code and a run co
 build it uses (docs/architecture.md). ``entry_points`` wraps a module's three jitted drivers,
 each taking ``search`` as its last argument, into the contract's ``play_games``,
 ``play_games_serial`` and ``trace_game``. Plain Python closures: nothing here is compiled.
+
+``play_games`` runs in parallel by handing row ranges of ``out`` to the game's *serial* driver
+on a pool of Python threads (the drivers release the GIL: ``nogil``, kernels/_jit.py), as many
+as ``numba.get_num_threads()`` (``--threads``). Each game is a pure function of (seed, game
+index), so the rows are the same whatever the split. The game's ``prange`` driver is not
+compiled: its parfor lowering compiled and optimised the whole game four more times (the
+gufunc, its two wrappers, the driver), 4-7 s of CPU of a game's 25-35 s cold compile (issue
+#26). ``SIMCLI_DRIVER=prange`` runs the ``prange`` driver instead (measurements, fallback).
 """
 from __future__ import annotations
 
+import os
+import threading
+
+import numba
 import numpy as np
 
 _SEARCH = np.zeros(1, dtype=np.int64)
@@ -25,10 +37,61 @@ def search_arg(seats, mc_code):
     return _SEARCH if has_seat(seats, mc_code) else None
 
 
+DRIVER_ENV = "SIMCLI_DRIVER"
+PIECES_PER_THREAD = 4   # row ranges per thread: a range of slow games does not hold up the rest
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def use_prange() -> bool:
+    """Whether ``play_games`` runs the game's ``prange`` driver (``SIMCLI_DRIVER=prange``)."""
+    return os.environ.get(DRIVER_ENV, "") == "prange"
+
+
+def run_driver(mod):
+    """The jitted driver ``play_games`` compiles and calls for ``mod`` (compile.py's cache check)."""
+    return mod._play_games if use_prange() else mod._play_games_serial
+
+
+def _threads():
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
+                                       thread_name_prefix="simcli-play")
+        return _pool
+
+
+def play_parallel(serial, params, seats, seed, first_game, out, search):
+    """``serial(params, seats, seed, first_game, out, search)`` over row ranges of ``out`` on
+    ``numba.get_num_threads()`` threads: rows [lo, hi) are games ``first_game + lo ..``."""
+    n = out.shape[0]
+    t = min(numba.get_num_threads(), n)
+    if t <= 1:
+        serial(params, seats, seed, first_game, out, search)
+        return
+    k = min(n, PIECES_PER_THREAD * t)
+    cuts = [n * i // k for i in range(k + 1)]
+    jobs = [_threads().submit(serial, params, seats, seed, np.int64(first_game + lo), out[lo:hi],
+                              search) for lo, hi in zip(cuts, cuts[1:])]
+    try:
+        for j in jobs:
+            j.result()
+    except BaseException:   # Ctrl-C, SIGTERM, a failed range: the ranges not started are dropped
+        for j in jobs:
+            j.cancel()
+        raise
+
+
 def entry_points(play_games, play_games_serial, trace_game, mc_code):
     def _play_games(params, seats, seed, first_game, out):
         """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
-        play_games(params, seats, seed, first_game, out, search_arg(seats, mc_code))
+        if use_prange():
+            play_games(params, seats, seed, first_game, out, search_arg(seats, mc_code))
+        else:
+            play_parallel(play_games_serial, params, seats, seed, first_game, out,
+                          search_arg(seats, mc_code))
 
     def _play_games_serial(params, seats, seed, first_game, out):
         """``play_games`` without prange (tests: serial == parallel)."""

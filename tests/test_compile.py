@@ -42,7 +42,7 @@ def test_every_game_entry_point_pattern_is_known(game):
         calls = cc.driver_calls(job)
         # the game's driver, the tally fold, and (games with opponents) the game-arc fold
         assert len(calls) == (2 if getattr(job.module, "SOLO", False) else 3)
-        assert calls[0][0] is job.module._play_games
+        assert calls[0][0] is job.module._play_games_serial   # run on a thread pool (kernels/builds.py)
         for fn, args in calls:
             assert hasattr(fn, "_cache")
             assert cc.is_cached(fn, args) in (True, False)

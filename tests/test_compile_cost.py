@@ -124,3 +124,24 @@ def test_golden_suite_bit_identical_with_and_without_the_patch(setting, tmp_path
     """, env, timeout=2400)
     _same(GOLDEN / "suite", out)
 
+
+
+@pytest.mark.parametrize("threads,rows", [(1, 5), (2, 1), (2, 7), (2, 64), (2, 1001)])
+def test_the_thread_pool_driver_gives_every_row_its_own_game_once(threads, rows, monkeypatch):
+    """play_parallel hands row ranges to the serial driver: row i is game first_game + i."""
+    import numba
+    monkeypatch.setattr(numba, "get_num_threads", lambda: threads)
+    calls = []
+
+    def serial(params, seats, seed, first_game, out, search):
+        calls.append(out.shape[0])
+        for i in range(out.shape[0]):
+            out[i, 0] = first_game + i
+            out[i, 1] += 1
+
+    out = np.zeros((rows, 2), dtype=np.int64)
+    builds.play_parallel(serial, None, None, np.int64(3), np.int64(100), out, None)
+    assert out[:, 0].tolist() == list(range(100, 100 + rows))
+    assert out[:, 1].tolist() == [1] * rows
+    assert sum(calls) == rows
+    assert len(calls) == (1 if threads == 1 or rows == 1 else min(rows, builds.PIECES_PER_THREAD * threads))

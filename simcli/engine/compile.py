@@ -82,8 +82,9 @@ def driver_calls(job) -> list:
     mod = job.module
     args = _sample_args(job)
     search = _has_search(job)
-    if isinstance(getattr(mod, "_play_games", None), CPUDispatcher):  # `search` None or an array
-        call = (mod._play_games, (*args, builds._SEARCH if search else None))
+    driver = builds.run_driver(mod)   # the serial driver, run on a thread pool (kernels/builds.py)
+    if isinstance(driver, CPUDispatcher):  # `search` None or an array
+        call = (driver, (*args, builds._SEARCH if search else None))
     else:
         raise LookupError(f"{job.game}: play_games pattern not known to simcli.compile")
     from simcli.engine.runner import accumulators_for
