@@ -16,11 +16,11 @@ arc blocks (games with opponents only).
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import prange
 
 from . import arc
-from ._jit import jit, pjit
+from ._jit import jit
 from .layout import (FLAG_TIMEOUT, SHARE_UNIT, RowLayout, col_counter, col_decisions, col_flags, col_length,
                      col_place, col_winners)
 
@@ -59,10 +59,25 @@ class Accumulators:
 
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
-        per-deal squares are folded separately (``fold_deals``), once per deal."""
+        per-deal squares are folded separately (``fold_deals``), once per deal.
+
+        With Numba set to several threads and enough rows, the rows are folded in parts at once
+        (``fold_part`` runs without the GIL: this thread folds the first part, a small pool the
+        others), each into its own row of the per-part arrays, which are then added in order.
+        Every accumulator is an integer sum: the totals do not depend on the parts."""
         seen = (self.arc_start.copy(), self.arc_end.copy())
-        for fn, args in self.fold_calls(out, lower_is_better, game_is_deal):
-            fn(*args)
+        n = out.shape[0]
+        parts = fold_parts_of(n, numba.get_num_threads())
+        partial = self._partial(parts)
+        head = self._fold_head(lower_is_better, game_is_deal)
+        calls = [(out, p * n // parts, (p + 1) * n // parts, *head, *[x[p] for x in partial])
+                 for p in range(parts)]
+        waits = [_fold_pool().submit(fold_part, *c) for c in calls[1:]]
+        fold_part(*calls[0])
+        for w in waits:
+            w.result()
+        for name, part in zip(FOLD_FIELDS, partial):
+            getattr(self, name).__iadd__(part.sum(axis=0))   # the parts' sums, added in order
         if game_is_deal and self.n_seats > 1:   # rotated runs fold a deal's hits (fold_arc_deals)
             self._fold_game_deals(*seen)
 
@@ -97,17 +112,22 @@ class Accumulators:
         """Per-deal sums for the arc intervals, from hits summed over each deal's games."""
         fold_hits(hits, self.arc_deal)
 
-    def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
-        """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for
-        simcli.compile's check of what the disk cache holds. One call: ``fold_all`` folds the rows
-        and (a game with opponents) their arc blocks in one pass, its parts on Numba's threads."""
+    def _partial(self, parts: int) -> list:
+        """Per-part accumulators (FOLD_FIELDS), one row a part."""
+        return [np.zeros((parts,) + getattr(self, name).shape, dtype=np.int64) for name in FOLD_FIELDS]
+
+    def _fold_head(self, lower_is_better: bool, game_is_deal: bool) -> tuple:
+        """``fold_part``'s arguments after the rows' range, before the accumulators."""
         S = self.n_seats
-        row = RowLayout(S, self.n_counters)
-        arc_base = row.arc.start if S > 1 else -1   # a solo game's rows have no arc block
-        return [(fold_all, (out, S, self.n_counters, self.score_lo, self.len_lo, bool(lower_is_better),
-                            bool(game_is_deal), arc_base, self.win_units, self.win_sq,
-                            self.place_counts, self.score_hist, self.len_hist, self.counters,
-                            self.misc, self.arc_misc, self.arc_start, self.arc_end))]
+        arc_base = RowLayout(S, self.n_counters).arc.start if S > 1 else -1  # solo: no arc block
+        return (S, self.n_counters, self.score_lo, self.len_lo, bool(lower_is_better), bool(game_is_deal),
+                arc_base)
+
+    def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
+        """The jitted call ``fold`` makes (once per part), as (function, arguments), for
+        simcli.compile's check of what the disk cache holds: ``fold_part`` over every row."""
+        head = self._fold_head(lower_is_better, game_is_deal)
+        return [(fold_part, (out, 0, out.shape[0], *head, *[x[0] for x in self._partial(1)]))]
 
     def fold_deals(self, units: np.ndarray) -> None:
         """Per-deal win units (deals x seats, summed over a deal's rotations): squares and count."""
@@ -125,7 +145,7 @@ class Accumulators:
 @jit
 def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_units, win_sq,
                place_counts, score_hist, len_hist, counters, misc):
-    """Fold result rows into the accumulators (``fold_all`` calls it on blocks of rows that fit in
+    """Fold result rows into the accumulators (``fold_part`` calls it on blocks of rows that fit in
     cache). The misc sums are kept in local variables and added once."""
     n_score = score_hist.shape[1]
     n_len = len_hist.shape[0]
@@ -195,11 +215,30 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
     misc[M_GAP_GAMES] += gap_games
 
 
-# fold_all: rows per part (a work item of the parallel fold) and per block inside a part (the
-# arc pass reads a block's rows right after fold_chunk did, while they are in cache)
+# the fold in parts: at least this many rows per part, and rows per block inside a part (the arc pass reads a block's rows right after fold_chunk did, while in cache)
 FOLD_PART_ROWS = 4096
-FOLD_MAX_PARTS = 32
 FOLD_BLOCK_ROWS = 256
+# the accumulators the row folds fill (the rest come from the per-deal folds)
+FOLD_FIELDS = ("win_units", "win_sq", "place_counts", "score_hist", "len_hist", "counters", "misc",
+               "arc_misc", "arc_start", "arc_end")
+
+
+def fold_parts_of(n: int, threads: int) -> int:
+    """Parts of a fold of n rows on ``threads`` threads: one per thread, each of FOLD_PART_ROWS
+    rows or more."""
+    return max(1, min(threads, n // FOLD_PART_ROWS))
+
+
+_POOL = []
+
+
+def _fold_pool():
+    """The threads that fold the parts after the first (created on first use)."""
+    if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL.append(ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS - 1),
+                                        thread_name_prefix="simcli-fold"))
+    return _POOL[0]
 
 
 @jit
@@ -207,9 +246,9 @@ def fold_part(out, lo, hi, S, C, score_lo, len_lo, lower_better, game_is_deal, a
               win_units, win_sq, place_counts, score_hist, len_hist, counters, misc, arc_misc,
               arc_start, arc_end):
     """Rows [lo, hi) of ``out`` folded, block by block, into fresh accumulators shaped like the
-    arguments, added into them at the end (one part of ``fold_all``: the accumulators it is given
-    are its own row of fold_all's per-part arrays). Allocating here, in a called function, keeps
-    Numba from hoisting the allocations out of fold_all's prange (each part must have its own)."""
+    arguments, added into them at the end (one part of ``Accumulators.fold``: the arguments are
+    its row of the per-part arrays). Its own accumulators while it folds: no cache line shared
+    with a part folded at the same time on another thread."""
     wu = np.zeros_like(win_units)
     wq = np.zeros_like(win_sq)
     pc = np.zeros_like(place_counts)
@@ -235,62 +274,6 @@ def fold_part(out, lo, hi, S, C, score_lo, len_lo, lower_better, game_is_deal, a
     arc_misc += am
     arc_start += ast
     arc_end += ae
-
-
-@pjit
-def fold_parts(out, S, C, score_lo, len_lo, lower_better, game_is_deal, arc_base, p_win_units,
-               p_win_sq, p_place, p_score, p_len, p_counters, p_misc, p_arc_misc, p_arc_start,
-               p_arc_end):
-    """``fold_part`` for each part of ``out`` (the leading axis of the per-part accumulators), on
-    Numba's threads. Nothing else here: in a ``parallel=True`` function an array expression or an
-    ``np.zeros`` is a parallel region of its own, each a wake-up of the other threads."""
-    n = out.shape[0]
-    parts = p_misc.shape[0]
-    for p in prange(parts):
-        fold_part(out, p * n // parts, (p + 1) * n // parts, S, C, score_lo, len_lo, lower_better,
-                  game_is_deal, arc_base, p_win_units[p], p_win_sq[p], p_place[p], p_score[p],
-                  p_len[p], p_counters[p], p_misc[p], p_arc_misc[p], p_arc_start[p], p_arc_end[p])
-
-
-@jit
-def fold_all(out, S, C, score_lo, len_lo, lower_better, game_is_deal, arc_base, win_units, win_sq,
-             place_counts, score_hist, len_hist, counters, misc, arc_misc, arc_start, arc_end):
-    """``fold_chunk`` and (``arc_base`` >= 0) ``arc.fold_rows`` over every row of ``out``, in
-    parts on Numba's threads (``fold_parts``): each part folds its rows block by block into
-    accumulators of its own (``fold_part``: no cache line shared with another part), then the
-    parts are added in order. Every accumulator is an integer sum, so the totals are those of one
-    serial pass whatever the parts or threads."""
-    n = out.shape[0]
-    parts = max(1, min(FOLD_MAX_PARTS, n // FOLD_PART_ROWS))
-    p_win_units = np.zeros((parts,) + win_units.shape, dtype=np.int64)
-    p_win_sq = np.zeros((parts,) + win_sq.shape, dtype=np.int64)
-    p_place = np.zeros((parts,) + place_counts.shape, dtype=np.int64)
-    p_score = np.zeros((parts,) + score_hist.shape, dtype=np.int64)
-    p_len = np.zeros((parts,) + len_hist.shape, dtype=np.int64)
-    p_counters = np.zeros((parts,) + counters.shape, dtype=np.int64)
-    p_misc = np.zeros((parts,) + misc.shape, dtype=np.int64)
-    p_arc_misc = np.zeros((parts,) + arc_misc.shape, dtype=np.int64)
-    p_arc_start = np.zeros((parts,) + arc_start.shape, dtype=np.int64)
-    p_arc_end = np.zeros((parts,) + arc_end.shape, dtype=np.int64)
-    if parts == 1:      # one part: no parallel region (no wake-up of the other threads)
-        fold_part(out, 0, n, S, C, score_lo, len_lo, lower_better, game_is_deal, arc_base,
-                  p_win_units[0], p_win_sq[0], p_place[0], p_score[0], p_len[0], p_counters[0],
-                  p_misc[0], p_arc_misc[0], p_arc_start[0], p_arc_end[0])
-    else:
-        fold_parts(out, S, C, score_lo, len_lo, lower_better, game_is_deal, arc_base, p_win_units,
-                   p_win_sq, p_place, p_score, p_len, p_counters, p_misc, p_arc_misc, p_arc_start,
-                   p_arc_end)
-    for p in range(parts):
-        win_units += p_win_units[p]
-        win_sq += p_win_sq[p]
-        place_counts += p_place[p]
-        score_hist += p_score[p]
-        len_hist += p_len[p]
-        counters += p_counters[p]
-        misc += p_misc[p]
-        arc_misc += p_arc_misc[p]
-        arc_start += p_arc_start[p]
-        arc_end += p_arc_end[p]
 
 
 @jit
