@@ -215,7 +215,8 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
     misc[M_GAP_GAMES] += gap_games
 
 
-# the fold in parts: at least this many rows per part, and rows per block inside a part (the arc pass reads a block's rows right after fold_chunk did, while in cache)
+# the fold in parts: at least this many rows per part, and rows per block inside a part (the
+# arc pass reads a block's rows right after fold_chunk did, while they are in cache)
 FOLD_PART_ROWS = 4096
 FOLD_BLOCK_ROWS = 256
 # the accumulators the row folds fill (the rest come from the per-deal folds)
