@@ -1475,7 +1475,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
 
 @pjit
 def _play_games(params, seats, seed, first_game, out, search):
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev = layout.no_events()[0]     # not np.zeros here: it would be a parallel region
     for i in prange(out.shape[0]):
         ev_n = np.zeros(1, dtype=np.int64)
         play_one(params, seats, seed, first_game + i, out, np.uint64(i), ev, ev_n, search)

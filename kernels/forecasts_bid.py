@@ -2222,8 +2222,7 @@ def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
 
 @pjit
 def _play_games(params, seats, seed, first_game, out, search):
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
+    ev, ev_n = layout.no_events()   # not np.zeros here: each would be a parallel region
     n = out.shape[0]
     bs, nb = layout.game_blocks(n)
     for b in prange(nb):

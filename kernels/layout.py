@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._jit import jit
 
 FLAG_TIMEOUT = 1
@@ -145,6 +147,15 @@ def game_blocks(n):
     thread gets work). Blocking never changes a result: game g is row g whatever the block."""
     bs = min(GAME_BLOCK, max(1, n // 16))
     return bs, (n + bs - 1) // bs
+
+
+@jit
+def no_events():
+    """An empty event buffer and its count, for bulk play (nothing is traced). A parallel driver
+    takes them from here instead of allocating them itself: in a ``parallel=True`` function each
+    ``np.zeros`` outside the prange is a parallel region of its own, i.e. one more wake-up of
+    every thread per chunk (costly when the other core is busy)."""
+    return np.zeros((0, EVENT_WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64)
 
 
 @jit

@@ -1300,8 +1300,7 @@ def _finish(st, P, timeout, out, row, ev, ev_n):
 # run compiles only the build it needs.
 @pjit
 def _play_games(params, seats, seed, first_game, out, search):
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
+    ev, ev_n = layout.no_events()   # not np.zeros here: each would be a parallel region
     for i in prange(out.shape[0]):
         play_one(params, seats, seed, first_game + i, out, np.uint64(i), ev, ev_n, search)
 

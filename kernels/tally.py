@@ -16,6 +16,7 @@ arc blocks (games with opponents only).
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from . import arc
@@ -58,10 +59,25 @@ class Accumulators:
 
     def fold(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> None:
         """Fold result rows. ``game_is_deal`` False: the rows are one rotation of deals whose
-        per-deal squares are folded separately (``fold_deals``), once per deal."""
+        per-deal squares are folded separately (``fold_deals``), once per deal.
+
+        With Numba set to several threads and enough rows, the rows are folded in parts at once
+        (``fold_part`` runs without the GIL: this thread folds the first part, a small pool the
+        others), each into its own row of the per-part arrays, which are then added in order.
+        Every accumulator is an integer sum: the totals do not depend on the parts."""
         seen = (self.arc_start.copy(), self.arc_end.copy())
-        for fn, args in self.fold_calls(out, lower_is_better, game_is_deal):
-            fn(*args)
+        n = out.shape[0]
+        parts = fold_parts_of(n, numba.get_num_threads())
+        partial = self._partial(parts)
+        head = self._fold_head(lower_is_better, game_is_deal)
+        calls = [(out, p * n // parts, (p + 1) * n // parts, *head, *[x[p] for x in partial])
+                 for p in range(parts)]
+        waits = [_fold_pool().submit(fold_part, *c) for c in calls[1:]]
+        fold_part(*calls[0])
+        for w in waits:
+            w.result()
+        for name, part in zip(FOLD_FIELDS, partial):
+            getattr(self, name).__iadd__(part.sum(axis=0))   # the parts' sums, added in order
         if game_is_deal and self.n_seats > 1:   # rotated runs fold a deal's hits (fold_arc_deals)
             self._fold_game_deals(*seen)
 
@@ -96,19 +112,22 @@ class Accumulators:
         """Per-deal sums for the arc intervals, from hits summed over each deal's games."""
         fold_hits(hits, self.arc_deal)
 
-    def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
-        """The jitted calls ``fold`` makes, as (function, arguments): one list for folding and for
-        simcli.compile's check of what the disk cache holds."""
+    def _partial(self, parts: int) -> list:
+        """Per-part accumulators (FOLD_FIELDS), one row a part."""
+        return [np.zeros((parts,) + getattr(self, name).shape, dtype=np.int64) for name in FOLD_FIELDS]
+
+    def _fold_head(self, lower_is_better: bool, game_is_deal: bool) -> tuple:
+        """``fold_part``'s arguments after the rows' range, before the accumulators."""
         S = self.n_seats
-        calls = [(fold_chunk, (out, S, self.n_counters, self.score_lo, self.len_lo,
-                               bool(lower_is_better), bool(game_is_deal), self.win_units, self.win_sq,
-                               self.place_counts, self.score_hist, self.len_hist, self.counters,
-                               self.misc))]
-        if S > 1:   # a solo game's rows have no arc block
-            row = RowLayout(S, self.n_counters)
-            calls.append((arc.fold_rows, (out, row.arc.start, S, row.winners, row.flags,
-                                          self.arc_misc, self.arc_start, self.arc_end)))
-        return calls
+        arc_base = RowLayout(S, self.n_counters).arc.start if S > 1 else -1  # solo: no arc block
+        return (S, self.n_counters, self.score_lo, self.len_lo, bool(lower_is_better), bool(game_is_deal),
+                arc_base)
+
+    def fold_calls(self, out: np.ndarray, lower_is_better: bool, game_is_deal: bool = True) -> list:
+        """The jitted call ``fold`` makes (once per part), as (function, arguments), for
+        simcli.compile's check of what the disk cache holds: ``fold_part`` over every row."""
+        head = self._fold_head(lower_is_better, game_is_deal)
+        return [(fold_part, (out, 0, out.shape[0], *head, *[x[0] for x in self._partial(1)]))]
 
     def fold_deals(self, units: np.ndarray) -> None:
         """Per-deal win units (deals x seats, summed over a deal's rotations): squares and count."""
@@ -126,23 +145,29 @@ class Accumulators:
 @jit
 def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_units, win_sq,
                place_counts, score_hist, len_hist, counters, misc):
+    """Fold result rows into the accumulators (``fold_part`` calls it on blocks of rows that fit in
+    cache). The misc sums are kept in local variables and added once."""
     n_score = score_hist.shape[1]
     n_len = len_hist.shape[0]
     c_winners, c_length, c_flags = col_winners(S), col_length(S), col_flags(S)
     c_decisions, c_counter0 = col_decisions(S), col_counter(S, 0)
-    for i in range(out.shape[0]):
+    n = out.shape[0]
+    decisions = 0
+    timeouts = 0
+    ties = 0
+    out_of_range = 0
+    gap_sum = 0
+    gap_games = 0
+    for i in range(n):
         winners = out[i, c_winners]
-        misc[M_GAMES] += 1
-        if game_is_deal:
-            misc[M_DEALS] += 1
-        misc[M_DECISIONS] += out[i, c_decisions]
+        decisions += out[i, c_decisions]
         if out[i, c_flags] & FLAG_TIMEOUT:
-            misc[M_TIMEOUTS] += 1
+            timeouts += 1
         n_win = 0
         for s in range(S):
             n_win += (winners >> s) & 1
         if n_win > 1:
-            misc[M_TIES] += 1
+            ties += 1
         first_winner = -1
         for s in range(S):
             if (winners >> s) & 1:
@@ -158,12 +183,12 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
             if 0 <= b < n_score:
                 score_hist[s, b] += 1
             else:
-                misc[M_OUT_OF_RANGE] += 1
+                out_of_range += 1
         b = out[i, c_length] - len_lo
         if 0 <= b < n_len:
             len_hist[b] += 1
         else:
-            misc[M_OUT_OF_RANGE] += 1
+            out_of_range += 1
         # leader gap: a winner's score against the best score among the other seats
         if first_winner >= 0 and n_win < S:
             best_other = 0
@@ -175,10 +200,81 @@ def fold_chunk(out, S, C, score_lo, len_lo, lower_better, game_is_deal, win_unit
                         best_other = v
                         found = True
             gap = out[i, first_winner] - best_other
-            misc[M_GAP_SUM] += -gap if lower_better else gap
-            misc[M_GAP_GAMES] += 1
+            gap_sum += -gap if lower_better else gap
+            gap_games += 1
         for c in range(C):
             counters[c] += out[i, c_counter0 + c]
+    misc[M_GAMES] += n
+    if game_is_deal:
+        misc[M_DEALS] += n
+    misc[M_DECISIONS] += decisions
+    misc[M_TIMEOUTS] += timeouts
+    misc[M_TIES] += ties
+    misc[M_OUT_OF_RANGE] += out_of_range
+    misc[M_GAP_SUM] += gap_sum
+    misc[M_GAP_GAMES] += gap_games
+
+
+# the fold in parts: at least this many rows per part, and rows per block inside a part (the
+# arc pass reads a block's rows right after fold_chunk did, while they are in cache)
+FOLD_PART_ROWS = 4096
+FOLD_BLOCK_ROWS = 256
+# the accumulators the row folds fill (the rest come from the per-deal folds)
+FOLD_FIELDS = ("win_units", "win_sq", "place_counts", "score_hist", "len_hist", "counters", "misc",
+               "arc_misc", "arc_start", "arc_end")
+
+
+def fold_parts_of(n: int, threads: int) -> int:
+    """Parts of a fold of n rows on ``threads`` threads: one per thread, each of FOLD_PART_ROWS
+    rows or more."""
+    return max(1, min(threads, n // FOLD_PART_ROWS))
+
+
+_POOL = []
+
+
+def _fold_pool():
+    """The threads that fold the parts after the first (created on first use)."""
+    if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL.append(ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS - 1),
+                                        thread_name_prefix="simcli-fold"))
+    return _POOL[0]
+
+
+@jit
+def fold_part(out, lo, hi, S, C, score_lo, len_lo, lower_better, game_is_deal, arc_base,
+              win_units, win_sq, place_counts, score_hist, len_hist, counters, misc, arc_misc,
+              arc_start, arc_end):
+    """Rows [lo, hi) of ``out`` folded, block by block, into fresh accumulators shaped like the
+    arguments, added into them at the end (one part of ``Accumulators.fold``: the arguments are
+    its row of the per-part arrays). Its own accumulators while it folds: no cache line shared
+    with a part folded at the same time on another thread."""
+    wu = np.zeros_like(win_units)
+    wq = np.zeros_like(win_sq)
+    pc = np.zeros_like(place_counts)
+    sh = np.zeros_like(score_hist)
+    lh = np.zeros_like(len_hist)
+    co = np.zeros_like(counters)
+    mi = np.zeros_like(misc)
+    am = np.zeros_like(arc_misc)
+    ast = np.zeros_like(arc_start)
+    ae = np.zeros_like(arc_end)
+    for b in range(lo, hi, FOLD_BLOCK_ROWS):
+        rows = out[b:min(hi, b + FOLD_BLOCK_ROWS)]
+        fold_chunk(rows, S, C, score_lo, len_lo, lower_better, game_is_deal, wu, wq, pc, sh, lh, co, mi)
+        if arc_base >= 0:
+            arc.fold_rows(rows, arc_base, S, col_winners(S), col_flags(S), am, ast, ae)
+    win_units += wu
+    win_sq += wq
+    place_counts += pc
+    score_hist += sh
+    len_hist += lh
+    counters += co
+    misc += mi
+    arc_misc += am
+    arc_start += ast
+    arc_end += ae
 
 
 @jit

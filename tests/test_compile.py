@@ -40,9 +40,10 @@ def test_every_game_entry_point_pattern_is_known(game):
     assert [cc.Build(j.game, cc._has_search(j)) for j in jobs] == [cc.Build(game, False), cc.Build(game, True)]
     for job in jobs:
         calls = cc.driver_calls(job)
-        # the game's driver, the tally fold, and (games with opponents) the game-arc fold
-        assert len(calls) == (2 if getattr(job.module, "SOLO", False) else 3)
-        assert calls[0][0] is job.module._play_games_serial   # run on a thread pool (kernels/builds.py)
+        # the game's driver (the serial one, run on a thread pool: kernels/builds.py) and the
+        # tally fold (fold_part: the rows and, in a game with opponents, their arc blocks)
+        assert len(calls) == 2
+        assert calls[0][0] is job.module._play_games_serial
         for fn, args in calls:
             assert hasattr(fn, "_cache")
             assert cc.is_cached(fn, args) in (True, False)
