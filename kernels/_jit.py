@@ -7,9 +7,60 @@ without the GIL. fastmath stays off: every tally is an integer and must be bit-e
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 
 import numba
+from numba.core import caching as _caching
+
+# ---- the disk cache: a kernel's machine code depends on the shared modules too ----------------
+# Numba keys a function's cached code on its own source file only. A game module compiles in the
+# constants of the shared modules it imports (spec.MAX_KNOBS sizes sudden-skies' state; layout's
+# column offsets, rng's keys, ...), so after a change to one of those, a game whose own file did not
+# change loaded stale code from the cache: measured when MAX_KNOBS went from 16 to 20 (session
+# 9), sudden-skies' counters were read from the wrong offsets. The stamp of a function defined in
+# kernels/ is therefore its own file's stamp plus a digest of every shared module (each kernels/*.py
+# that is not a game module: the game modules import only shared ones, never each other), so a
+# change to a shared module recompiles every game and a change to a game module only that game.
+_KERNELS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@functools.lru_cache(maxsize=None)
+def shared_digest(directory: str = _KERNELS_DIR) -> bytes:
+    """sha256 over the names and contents of the shared modules in ``directory`` (every ``*.py``
+    that does not declare a ``GAME_ID``)."""
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(directory, name), "rb") as f:
+            data = f.read()
+        if b"\nGAME_ID = " in data:
+            continue
+        h.update(name.encode() + b"\0" + data + b"\0")
+    return h.digest()
+
+
+def _with_shared_stamp(base):
+    class Locator(base):
+        def get_source_stamp(self):
+            own = super().get_source_stamp()
+            if os.path.dirname(os.path.abspath(self._py_file)) == _KERNELS_DIR:
+                return (own, shared_digest())
+            return own
+    Locator.__name__ = Locator.__qualname__ = "Kernels" + base.__name__
+    return Locator
+
+
+# Numba 0.68 names the class CacheImpl (older releases _CacheImpl); tests/test_compile.py checks
+# that a kernel's cache carries the shared digest, so a Numba that moves this fails a test.
+_CACHE_IMPL = getattr(_caching, "CacheImpl", None) or getattr(_caching, "_CacheImpl", None)
+if _CACHE_IMPL is not None:
+    _CACHE_IMPL._locator_classes = [
+        _with_shared_stamp(c) if c in (_caching.UserProvidedCacheLocator,
+                                       _caching.InTreeCacheLocator,
+                                       _caching.UserWideCacheLocator) else c
+        for c in _CACHE_IMPL._locator_classes]
 
 _njit = functools.partial(numba.njit, cache=True, nogil=True)
 pjit = functools.partial(numba.njit, cache=True, nogil=True, parallel=True)

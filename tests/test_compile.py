@@ -107,3 +107,33 @@ def test_spawned_compile_process_plays_a_job_from_pickled_input():
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
         assert pool.submit(cc._compile_in_child, jobs).result(timeout=900) >= 0.0
+
+
+def test_a_kernels_cache_stamp_covers_the_shared_modules():
+    """A game's cached code is keyed on its own file and on every shared kernels module (a
+    constant such as spec.MAX_KNOBS is compiled into the game's code; session 9 found stale
+    sudden-skies code read from the cache after MAX_KNOBS changed)."""
+    from kernels import _jit, daily_weather, forecasts_bid, forecasts_cubes, pgc, sudden_skies
+    for mod in (daily_weather, forecasts_bid, forecasts_cubes, pgc, sudden_skies):
+        stamp = mod.play_one._cache._impl.locator.get_source_stamp()
+        assert isinstance(stamp, tuple) and stamp[1] == _jit.shared_digest(), mod.GAME_ID
+
+
+def test_the_shared_digest_follows_shared_modules_not_game_modules(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from kernels import _jit
+    src = Path(_jit.__file__).parent
+    d = tmp_path / "k"
+    d.mkdir()
+    for f in src.glob("*.py"):
+        shutil.copy(f, d / f.name)
+    base = _jit.shared_digest.__wrapped__(str(d))
+    assert base == _jit.shared_digest()          # the same files: the same digest
+    game = d / "pgc.py"
+    game.write_text(game.read_text() + "\n# a change to one game\n")
+    assert _jit.shared_digest.__wrapped__(str(d)) == base
+    spec = d / "spec.py"
+    spec.write_text(spec.read_text().replace("MAX_KNOBS = 20", "MAX_KNOBS = 21"))
+    assert _jit.shared_digest.__wrapped__(str(d)) != base
