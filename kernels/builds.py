@@ -53,13 +53,15 @@ def run_driver(mod):
     return mod._play_games if use_prange() else mod._play_games_serial
 
 
-def _threads():
+def thread_pool():
+    """The process's one pool of Python threads for GIL-free kernels (play ranges here, the
+    fold's parts in kernels/tally.py), NUMBA_NUM_THREADS of them, made on first use."""
     global _pool
     with _pool_lock:
         if _pool is None:
             from concurrent.futures import ThreadPoolExecutor
             _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
-                                       thread_name_prefix="simcli-play")
+                                       thread_name_prefix="simcli-kernel")
         return _pool
 
 
@@ -73,7 +75,7 @@ def play_parallel(serial, params, seats, seed, first_game, out, search):
         return
     k = min(n, PIECES_PER_THREAD * t)
     cuts = [n * i // k for i in range(k + 1)]
-    jobs = [_threads().submit(serial, params, seats, seed, np.int64(first_game + lo), out[lo:hi],
+    jobs = [thread_pool().submit(serial, params, seats, seed, np.int64(first_game + lo), out[lo:hi],
                               search) for lo, hi in zip(cuts, cuts[1:])]
     try:
         for j in jobs:
@@ -84,14 +86,20 @@ def play_parallel(serial, params, seats, seed, first_game, out, search):
         raise
 
 
+def play(prange_driver, serial_driver, params, seats, seed, first_game, out, search):
+    """Games into the rows of ``out`` in parallel: the serial driver on the thread pool, or the
+    ``prange`` driver with ``SIMCLI_DRIVER=prange``."""
+    if use_prange():
+        prange_driver(params, seats, seed, first_game, out, search)
+    else:
+        play_parallel(serial_driver, params, seats, seed, first_game, out, search)
+
+
 def entry_points(play_games, play_games_serial, trace_game, mc_code):
     def _play_games(params, seats, seed, first_game, out):
         """Play games ``first_game .. first_game + len(out) - 1``, one row each, in parallel."""
-        if use_prange():
-            play_games(params, seats, seed, first_game, out, search_arg(seats, mc_code))
-        else:
-            play_parallel(play_games_serial, params, seats, seed, first_game, out,
-                          search_arg(seats, mc_code))
+        play(play_games, play_games_serial, params, seats, seed, first_game, out,
+             search_arg(seats, mc_code))
 
     def _play_games_serial(params, seats, seed, first_game, out):
         """``play_games`` without prange (tests: serial == parallel)."""

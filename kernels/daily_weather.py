@@ -1498,12 +1498,9 @@ def play_games(params, seats, seed, first_game, out):
     """Play games ``first_game ..`` into the rows of ``out``, in parallel (kernels/builds.py).
 
     ``params`` holds the rule values and the card tail (``kernel_params``)."""
-    args = (kernel_params(params), np.asarray(seats, dtype=np.int64), np.int64(seed),
-            np.int64(first_game), out, builds.search_arg(seats, SEARCH_CODES))
-    if builds.use_prange():
-        _play_games(*args)
-    else:
-        builds.play_parallel(_play_games_serial, *args)
+    builds.play(_play_games, _play_games_serial, kernel_params(params),
+                np.asarray(seats, dtype=np.int64), np.int64(seed), np.int64(first_game), out,
+                builds.search_arg(seats, SEARCH_CODES))
 
 
 def play_games_serial(params, seats, seed, first_game, out):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import arc
+from . import arc, builds
 from ._jit import jit
 from .layout import (FLAG_TIMEOUT, SHARE_UNIT, RowLayout, col_counter, col_decisions, col_flags, col_length,
                      col_place, col_winners)
@@ -62,8 +62,8 @@ class Accumulators:
         per-deal squares are folded separately (``fold_deals``), once per deal.
 
         With Numba set to several threads and enough rows, the rows are folded in parts at once
-        (``fold_part`` runs without the GIL: this thread folds the first part, a small pool the
-        others), each into its own row of the per-part arrays, which are then added in order.
+        (``fold_part`` runs without the GIL: this thread folds the first part, the kernels'
+        thread pool the others, kernels/builds.py), each into its own row of the per-part arrays, which are then added in order.
         Every accumulator is an integer sum: the totals do not depend on the parts."""
         seen = (self.arc_start.copy(), self.arc_end.copy())
         n = out.shape[0]
@@ -72,7 +72,7 @@ class Accumulators:
         head = self._fold_head(lower_is_better, game_is_deal)
         calls = [(out, p * n // parts, (p + 1) * n // parts, *head, *[x[p] for x in partial])
                  for p in range(parts)]
-        waits = [_fold_pool().submit(fold_part, *c) for c in calls[1:]]
+        waits = [builds.thread_pool().submit(fold_part, *c) for c in calls[1:]]
         fold_part(*calls[0])
         for w in waits:
             w.result()
@@ -228,18 +228,6 @@ def fold_parts_of(n: int, threads: int) -> int:
     """Parts of a fold of n rows on ``threads`` threads: one per thread, each of FOLD_PART_ROWS
     rows or more."""
     return max(1, min(threads, n // FOLD_PART_ROWS))
-
-
-_POOL = []
-
-
-def _fold_pool():
-    """The threads that fold the parts after the first (created on first use)."""
-    if not _POOL:
-        from concurrent.futures import ThreadPoolExecutor
-        _POOL.append(ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS - 1),
-                                        thread_name_prefix="simcli-fold"))
-    return _POOL[0]
 
 
 @jit

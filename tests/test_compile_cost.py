@@ -145,3 +145,30 @@ def test_the_thread_pool_driver_gives_every_row_its_own_game_once(threads, rows,
     assert out[:, 1].tolist() == [1] * rows
     assert sum(calls) == rows
     assert len(calls) == (1 if threads == 1 or rows == 1 else min(rows, builds.PIECES_PER_THREAD * threads))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["forecasts-cubes", "daily-weather"])
+def test_the_prange_fallback_plays_the_same_rows(game, monkeypatch):
+    """SIMCLI_DRIVER=prange (the old driver, kept for measurements) fills the same rows as the
+    default thread-pool driver at 2 threads: a game is a function of (seed, game index), not of
+    the split. daily-weather has its own play_games; the others go through builds.entry_points."""
+    import numba
+
+    from kernels import layout
+    from simcli.config import jobs as cfg
+    job = cfg.resolve(game)
+    mod = job.module
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    outs = []
+    try:
+        for driver in ("", "prange"):
+            monkeypatch.setenv(builds.DRIVER_ENV, driver)
+            out = np.full((300, layout.out_width(job.seats.shape[0], len(mod.COUNTERS))), 7,
+                          dtype=np.int64)
+            mod.play_games(job.params, job.seats, np.int64(7), np.int64(0), out)
+            outs.append(out)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert builds.run_driver(mod) is mod._play_games       # the prange driver did run
+    assert np.array_equal(outs[0], outs[1])
