@@ -1368,7 +1368,7 @@ def write_row(out, row, st, tm, rows, ok, m, score, win, info, mcstat):
     out[row, layout.col_counter(S, C_MC_PLAYS)] = mcstat[1]
 
 
-@jit
+@jit(inline='always')
 def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     """Play game ``g`` for seat row 0 into ``out[row]``; record events when ``ev`` has rows.
 

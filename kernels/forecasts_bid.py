@@ -2212,7 +2212,7 @@ def write_result(st, winners, timeout, out, row):
 # build it needs.
 
 
-@jit
+@jit(inline='always')
 def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
     """Play games ``first_game + i`` into rows ``i`` in [lo, hi) in one set of buffers."""
     st, keys, ctrs = game_buffers(seats.shape[0])

@@ -1266,7 +1266,7 @@ def _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, e
 # (the search build roughly doubles the cold compile).
 
 
-@jit
+@jit(inline='always')
 def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
     """Play games ``first_game + i`` into rows ``i`` in [lo, hi) with one working state."""
     state = new_state(seats.shape[0])

@@ -1132,7 +1132,7 @@ def new_state(players):
     return st
 
 
-@jit
+@jit(inline='always')
 def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     """Play game ``g`` into ``out[row]``; record events into ``ev`` when it has rows.
 

@@ -1719,7 +1719,7 @@ def finish(st, out, row, ev, ev_n):
 # run compiles only the build it uses (kernels/builds.py).
 
 
-@jit
+@jit(inline='always')
 def _play_range(params, seats, seed, first_game, out, lo, hi, ev, ev_n, search):
     """Play games ``first_game + i`` into rows ``i`` in [lo, hi) with one set of working arrays."""
     keys, ctrs, st, deck, ab, stand = work_arrays(params, seats)
