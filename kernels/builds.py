@@ -14,6 +14,14 @@ index), so the rows are the same whatever the split. The game's ``prange`` drive
 compiled: its parfor lowering compiled and optimised the whole game four more times (the
 gufunc, its two wrappers, the driver), 4-7 s of CPU of a game's 25-35 s cold compile (issue
 #26). ``SIMCLI_DRIVER=prange`` runs the ``prange`` driver instead (measurements, fallback).
+
+Each jitted level above the game costs a whole-game compile again: Numba links a callee's
+optimised module into its caller's and runs the module optimiser (O3) and code generation over
+the result. So the row-range loop (cubes, bid and sudden-skies' ``_play_range``; pgc and
+daily-weather's ``play_one``, whose drivers loop themselves) is ``inline='always'``: inlined into
+each driver instead of compiled as a level of its own (pgc: O3 + codegen 6.3 -> 4.5 s of CPU, one
+cold compile). cubes' and bid's ``play_one`` stays a level: it is compiled without reference
+counting (``jit_borrowing``), which an inlined copy would lose.
 """
 from __future__ import annotations
 
