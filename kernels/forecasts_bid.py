@@ -2123,11 +2123,43 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n)
 
 
+@jit
+def distinct_plays(st, s, legal):
+    """``legal`` without the cards that play exactly like a lower legal card of their suit: a
+    card whose every card ranked between it and the next lower legal card of its suit is out of
+    play (seat s's own hand, completed tricks, the Rival's scrap pile, the current trick, and
+    the Market when there is no Rival: its cards never come back in the round) wins and loses
+    exactly the same tricks, whoever holds what is unseen. The lowest of each run is kept."""
+    dead = st[S_HAND + s] | st[S_WON_PILE] | st[S_SCRAP]
+    if st[S_RIVAL] < 0:
+        dead |= st[S_MARKET]
+    for o in range(st[S_SEATS]):
+        if st[S_PLAYED + o] >= 0:
+            dead |= ONE << st[S_PLAYED + o]
+    out = np.int64(0)
+    prev = -1
+    m = legal
+    while m:
+        c = lowest_bit(m)
+        m &= m - 1
+        same = prev >= 0 and prev // N_RANKS == c // N_RANKS
+        if same:
+            between = ((ONE << c) - 1) & ~((ONE << (prev + 1)) - 1)
+            same = (between & ~dead) == 0
+        if not same:
+            out |= ONE << c
+        prev = c
+    return out
+
+
 @jit(_nrt=True)
 def mc_play(st, keys, ctrs, s):
     """A search seat's card: the legal cards in ascending card code (a single one is played;
-    the phase counts the decision)."""
+    the phase counts the decision). A ``halve`` seat searches only the distinct ones
+    (``distinct_plays``)."""
     legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
+    if st[S_RACE + s] == SEARCH_HALVE:
+        legal = distinct_plays(st, s, legal)
     if popcount(legal) == 1:
         return lowest_bit(legal)
     opts = np.empty(N_CARDS, dtype=np.int64)

@@ -125,3 +125,78 @@ def test_halve_is_labelled_and_validated_like_mc():
     from simcli.errors import SimError
     with pytest.raises(SimError, match="outside 1..4096"):
         cfg.resolve("forecasts-bid", policy="halve:0")
+
+
+# ---- cards that play alike are one option ------------------------------------------------------
+def _cards(*names):
+    from kernels.cards import parse_card
+    m = 0
+    for n in names:
+        m |= 1 << parse_card(n)
+    return m
+
+
+def _trick_state(players=4):
+    st = np.empty(fb.ST_SIZE, dtype=np.int64)
+    fb.init_game(st, players, 1)
+    for o in range(int(st[fb.S_SEATS])):
+        st[fb.S_PLAYED + o] = -1
+    return st
+
+
+def test_distinct_plays_keeps_the_lowest_of_each_run():
+    """7H 8H 10H with 9H out of play (a completed trick): one run, 7H kept; with 9H unseen, 10H
+    can win a trick 7H cannot: two options. Other suits are never merged (2C, 3S)."""
+    st = _trick_state()
+    hand = _cards("7H", "8H", "10H", "2C", "3S")
+    st[fb.S_HAND] = hand
+    assert fb.distinct_plays(st, 0, hand) == _cards("7H", "10H", "2C", "3S")
+    st[fb.S_WON_PILE] = _cards("9H")
+    assert fb.distinct_plays(st, 0, hand) == _cards("7H", "2C", "3S")
+
+
+def test_distinct_plays_counts_the_current_trick_scrap_and_market_as_out_of_play():
+    from kernels.cards import parse_card
+    st = _trick_state()
+    legal = _cards("QD", "AD")
+    st[fb.S_HAND] = legal
+    assert fb.distinct_plays(st, 0, legal) == legal            # KD unseen
+    st[fb.S_PLAYED + 2] = parse_card("KD")                       # KD in the current trick
+    assert fb.distinct_plays(st, 0, legal) == _cards("QD")
+    st[fb.S_PLAYED + 2] = -1
+    st[fb.S_MARKET] = _cards("KD")                               # no Rival at 4p: out of play
+    assert fb.distinct_plays(st, 0, legal) == _cards("QD")
+    st2 = _trick_state(players=2)                                # the Market goes to the Rival Deck
+    st2[fb.S_HAND] = legal
+    st2[fb.S_MARKET] = _cards("KD")
+    assert fb.distinct_plays(st2, 0, legal) == legal
+    st2[fb.S_SCRAP] = _cards("KD")                               # scrapped by the Rival: out of play
+    assert fb.distinct_plays(st2, 0, legal) == _cards("QD")
+
+
+def test_a_halve_seat_plays_one_of_two_alike_cards_without_search():
+    """The position of tests/test_forecasts_bid_mc.py (Hearts led, seat 0 void in Hearts) with
+    seat 0 holding 8C and 9C: adjacent, so alike: 8C with no rollout; a mc seat searches them."""
+    from kernels.cards import parse_card
+    from tests.test_forecasts_bid_mc import MC_SEAT, winning_card_position
+    S = 4
+    for halve in (True, False):
+        st, _ = winning_card_position(16)
+        if halve:
+            _halve_seat(st, MC_SEAT)
+        for old, new in (("AD", "8C"), ("2C", "9C")):     # swap: the old cards go where the new were
+            o, n = parse_card(old), parse_card(new)
+            if (int(st[fb.S_WON_PILE]) >> n) & 1:
+                st[fb.S_WON_PILE] = (int(st[fb.S_WON_PILE]) & ~(1 << n)) | (1 << o)
+            else:
+                i = [int(x) for x in st[fb.S_DRAW_DECK:fb.S_DRAW_DECK + 12]].index(n)
+                st[fb.S_DRAW_DECK + i] = o
+        st[fb.S_HAND + MC_SEAT] = _cards("8C", "9C")
+        keys = np.zeros(2 * S + 2, dtype=np.uint64)
+        keys[S + 2 + MC_SEAT] = rng.stream_key(1, 0, rng.SEARCH, MC_SEAT)
+        ctrs = np.zeros(2 * S + 2, dtype=np.int64)
+        pick = int(fb.mc_play(st, keys, ctrs, MC_SEAT))
+        if halve:
+            assert pick == parse_card("8C") and st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 0
+        else:
+            assert st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 2 * 16
