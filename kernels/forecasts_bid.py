@@ -66,18 +66,19 @@ RULES = (
                 "says 'finish strictly above'; they differ only after a sudden death"),
 )
 
-P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED, P_RACE = 0, 1, 2, 3, 4, 5
+P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED, P_RACE, P_HALVE = 0, 1, 2, 3, 4, 5, 6
 
 
 # ``rival`` is the Rival's automaton: only for the Rival's own seat row (``extra_seats``), never
 # for a player seat (the kernel recognises the Rival Station by that code in the third seat row).
 # ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below).
 POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL, "mc": P_MC,
-            "tuned": P_TUNED, "race": P_RACE}
+            "tuned": P_TUNED, "race": P_RACE, "halve": P_HALVE}
 FIXED_POLICIES = ("rival",)
 # mc:BUDGET:ROLLOUT - samples per decision (every option is played forward from each sample)
 # and the policy every seat follows inside a rollout
 # race:BUDGET:ROLLOUT - the same search with the options raced (kernels/race.py, docs/search.md)
+# halve:BUDGET:ROLLOUT - the same search by successive halving on common samples (kernels/race.py)
 # mc:BUDGET:ROLLOUT:OBJECTIVE - what a sample is worth to the searching seat (issue #24):
 # 0 = its Reputation change minus the other seats' mean change (the default, as before),
 # 1 = its margin over the strongest other seat at the end of the round, 2 = its chance to win the
@@ -86,7 +87,9 @@ FIXED_POLICIES = ("rival",)
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
                       ("objective", 0, 0, 2)),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
-                        ("objective", 0, 0, 2))}
+                        ("objective", 0, 0, 2)),
+               "halve": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
+                         ("objective", 0, 0, 2))}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly. Estimates are in
@@ -265,7 +268,8 @@ S_NEXT = S_DRAWS + N_CARDS
 S_FORBID = S_NEXT + MAX_SEATS      # + seat: restriction bits it obeys (restricted play)
 S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
 S_KNOB = S_WATCH + MAX_SEATS       # + NK * seat: the seat's knobs (KNOBS; a heuristic seat: the defaults)
-S_RACE = S_KNOB + NK * MAX_SEATS   # + seat: 1 when its search is raced (``race``; its S_POLICY is P_MC)
+S_RACE = S_KNOB + NK * MAX_SEATS   # + seat: 1 when its search is raced (``race``), 2 by successive
+                                   # halving (``halve``); its S_POLICY is P_MC
 S_MCOBJ = S_RACE + MAX_SEATS       # + seat: its search's objective (OBJ_MEAN, OBJ_LEAD, OBJ_WIN)
 ST_SIZE = S_MCOBJ + MAX_SEATS
 
@@ -1793,6 +1797,8 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
 # OBJ_WIN: its chance to win the game from the end-of-round standings, WIN_SCALE x P; in a round
 #   that can end the game (no rounds left to estimate over) the wins, then OBJ_LEAD's margin.
 OBJ_MEAN, OBJ_LEAD, OBJ_WIN = 0, 1, 2
+# S_RACE: how a search seat spends its budget (0: flat, every option on every sample)
+SEARCH_RACE, SEARCH_HALVE = 1, 2
 WIN_SCALE = 1 << 16
 # The win-chance model: each seat's Reputation change over the K rounds still to play after this
 # one is independent normal with mean mu_o x K and standard deviation sd_o x sqrt(K): a player
@@ -1884,6 +1890,8 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream). A ``race`` seat
     races the options instead (``race_search``)."""
+    if st[S_RACE + me] == SEARCH_HALVE:
+        return halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
     if st[S_RACE + me]:
         return race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
     S = st[S_SEATS]
@@ -1968,6 +1976,54 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
         m += 1
         left = race.prune(alive, total, Sd, Qd, n_opt, m, budget)
     ctrs[slot] = base + budget * race.STRIDE
+    st[S_COUNT + C_MC_ROLLOUTS] += rollouts
+    st[S_COUNT + C_MC_PLAYS] += plays
+    return race.leader(alive, total, n_opt)
+
+
+@jit
+def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
+    """``mc_search`` for a ``halve`` seat (kernels/race.py, successive halving): about budget x
+    n_opt rollouts in ceil(log2 n_opt) rounds; in each, every option still running is played on
+    the round's new common samples (one re-deal and the same rollout streams for every option),
+    then the better half by total stays. A sample's value is race_search's (the flat search's
+    value, plus WIN_WEIGHT x its win units in a round that can end the game). Sample ``m``
+    starts at counter base + m x race.STRIDE of stream ``slot``, as in the race."""
+    S = st[S_SEATS]
+    budget = st[S_MCARG + 2 * me]
+    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    alive, total, _, _ = race.new_race(n_opt)
+    det = np.empty(ST_SIZE, dtype=np.int64)
+    sim = np.empty(ST_SIZE, dtype=np.int64)
+    cards = np.empty(N_CARDS, dtype=np.int64)
+    loc = np.empty(N_CARDS, dtype=np.int64)
+    low = np.empty(N_CARDS, dtype=np.int64)
+    cap = np.empty(N_LOC, dtype=np.int64)
+    room = np.empty(N_LOC, dtype=np.int64)
+    rkeys = np.empty(S + 2, dtype=np.uint64)
+    rctrs = np.zeros(S + 2, dtype=np.int64)
+    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
+    ev_n = np.zeros(1, dtype=np.int64)
+    plays = 0
+    rollouts = 0
+    base = ctrs[slot]
+    rounds = race.halving_rounds(n_opt)
+    left = n_opt
+    m = 0
+    while left > 1:
+        for _ in range(race.halving_samples(budget, n_opt, left, rounds)):
+            ctrs[slot] = base + m * race.STRIDE
+            _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+            for i in range(n_opt):
+                if alive[i]:
+                    v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken,
+                                                done, rkeys, rctrs, ev, ev_n, final)
+                    total[i] += v + WIN_WEIGHT * units
+                    plays += p
+                    rollouts += 1
+            m += 1
+        left = race.halve(alive, total, n_opt)
+    ctrs[slot] = base + m * race.STRIDE
     st[S_COUNT + C_MC_ROLLOUTS] += rollouts
     st[S_COUNT + C_MC_PLAYS] += plays
     return race.leader(alive, total, n_opt)
@@ -2067,11 +2123,43 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n)
 
 
+@jit
+def distinct_plays(st, s, legal):
+    """``legal`` without the cards that play exactly like a lower legal card of their suit: a
+    card whose every card ranked between it and the next lower legal card of its suit is out of
+    play (seat s's own hand, completed tricks, the Rival's scrap pile, the current trick, and
+    the Market when there is no Rival: its cards never come back in the round) wins and loses
+    exactly the same tricks, whoever holds what is unseen. The lowest of each run is kept."""
+    dead = st[S_HAND + s] | st[S_WON_PILE] | st[S_SCRAP]
+    if st[S_RIVAL] < 0:
+        dead |= st[S_MARKET]
+    for o in range(st[S_SEATS]):
+        if st[S_PLAYED + o] >= 0:
+            dead |= ONE << st[S_PLAYED + o]
+    out = np.int64(0)
+    prev = -1
+    m = legal
+    while m:
+        c = lowest_bit(m)
+        m &= m - 1
+        same = prev >= 0 and prev // N_RANKS == c // N_RANKS
+        if same:
+            between = ((ONE << c) - 1) & ~((ONE << (prev + 1)) - 1)
+            same = (between & ~dead) == 0
+        if not same:
+            out |= ONE << c
+        prev = c
+    return out
+
+
 @jit(_nrt=True)
 def mc_play(st, keys, ctrs, s):
     """A search seat's card: the legal cards in ascending card code (a single one is played;
-    the phase counts the decision)."""
+    the phase counts the decision). A ``halve`` seat searches only the distinct ones
+    (``distinct_plays``)."""
     legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
+    if st[S_RACE + s] == SEARCH_HALVE:
+        legal = distinct_plays(st, s, legal)
     if popcount(legal) == 1:
         return lowest_bit(legal)
     opts = np.empty(N_CARDS, dtype=np.int64)
@@ -2109,10 +2197,14 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             pol = seats[s, 0]
             if search is not None and pol == P_RACE:    # the same search player, raced
                 pol = P_MC
-                st[S_RACE + s] = 1
+                st[S_RACE + s] = SEARCH_RACE
+            elif search is not None and pol == P_HALVE:  # the same search player, by halving
+                pol = P_MC
+                st[S_RACE + s] = SEARCH_HALVE
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
             load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED,
-                          (P_RACE if seats[s, 0] == P_RACE else P_MC) if search is not None else -1,
+                          (seats[s, 0] if seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE else P_MC)
+                          if search is not None else -1,
                           st, S_KNOB + NK * s)
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
@@ -2243,7 +2335,7 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(
-    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE))
+    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_HALVE))
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
     """Per-variant rates from the integer counter sums (NaN where nothing was counted)."""

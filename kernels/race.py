@@ -105,6 +105,55 @@ def prune(alive, total, S, Q, n_opt, m, budget):
     return left
 
 
+# ---- successive halving on common samples (the ``halve`` player, forecasts-bid) ----------------
+# Budget B per option, as ``mc:B``: a decision with n options may play about B x n rollouts.
+# They are spent in R = ceil(log2 n) rounds of about B x n / R rollouts each: every option still
+# running gets that round's share of new common samples (the same re-deals and rollout streams),
+# then the better half by total over every sample so far stays (ties: the earlier option). With
+# n = 2 it is the flat search at B; with 11 options (a 4p bid) at B = 16 the last two options are
+# compared on 47 common samples instead of 16.
+
+
+@jit
+def halving_rounds(n_opt):
+    """R = ceil(log2 n_opt) halving rounds (0 for a single option)."""
+    r = 0
+    k = 1
+    while k < n_opt:
+        k *= 2
+        r += 1
+    return r
+
+
+@jit
+def halving_samples(budget, n_opt, left, rounds):
+    """New common samples for each of the ``left`` running options in one round: the round's
+    share budget x n_opt / rounds of the rollouts, split among them (at least 1)."""
+    t = (budget * n_opt) // (rounds * left)
+    return t if t > 1 else 1
+
+
+@jit
+def halve(alive, total, n_opt):
+    """Keep the better half (rounded up) of the running options by ``total`` (ties: the earlier
+    option), drop the rest; returns how many are running."""
+    left = running(alive, n_opt)
+    keep = (left + 1) // 2
+    for i in range(n_opt):
+        if not alive[i]:
+            continue
+        better = 0          # running options ranked above i
+        for j in range(n_opt):
+            if alive[j] and j != i and (total[j] > total[i] or (total[j] == total[i] and j < i)):
+                better += 1
+        if better >= keep:
+            alive[i] = -1   # marked: still compared with in this pass
+    for i in range(n_opt):
+        if alive[i] < 0:
+            alive[i] = 0
+    return keep
+
+
 @jit
 def running(alive, n_opt):
     c = 0
