@@ -1880,6 +1880,19 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     return v, units, plays
 
 
+@jit(inline='always')
+def _search_arrays(S):
+    """The working arrays of one search decision (mc_search, race_search, halve_search): the
+    re-dealt and the rollout state, _sample_state's card buffers, the rollout streams' keys and
+    counters, and an empty event log (rollouts record nothing)."""
+    return (np.empty(ST_SIZE, dtype=np.int64), np.empty(ST_SIZE, dtype=np.int64),
+            np.empty(N_CARDS, dtype=np.int64), np.empty(N_CARDS, dtype=np.int64),
+            np.empty(N_CARDS, dtype=np.int64), np.empty(N_LOC, dtype=np.int64),
+            np.empty(N_LOC, dtype=np.int64), np.empty(S + 2, dtype=np.uint64),
+            np.zeros(S + 2, dtype=np.int64), np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64),
+            np.zeros(1, dtype=np.int64))
+
+
 @jit
 def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
@@ -1901,17 +1914,7 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     # samples' win units come first, so an option that wins the game in every sample is taken
     final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
     wins = np.zeros(n_opt, dtype=np.int64)
-    det = np.empty(ST_SIZE, dtype=np.int64)
-    sim = np.empty(ST_SIZE, dtype=np.int64)
-    cards = np.empty(N_CARDS, dtype=np.int64)
-    loc = np.empty(N_CARDS, dtype=np.int64)
-    low = np.empty(N_CARDS, dtype=np.int64)
-    cap = np.empty(N_LOC, dtype=np.int64)
-    room = np.empty(N_LOC, dtype=np.int64)
-    rkeys = np.empty(S + 2, dtype=np.uint64)
-    rctrs = np.zeros(S + 2, dtype=np.int64)
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
+    det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     plays = 0
     for _ in range(budget):
         _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
@@ -1946,17 +1949,7 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
     alive, total, Sd, Qd = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
-    det = np.empty(ST_SIZE, dtype=np.int64)
-    sim = np.empty(ST_SIZE, dtype=np.int64)
-    cards = np.empty(N_CARDS, dtype=np.int64)
-    loc = np.empty(N_CARDS, dtype=np.int64)
-    low = np.empty(N_CARDS, dtype=np.int64)
-    cap = np.empty(N_LOC, dtype=np.int64)
-    room = np.empty(N_LOC, dtype=np.int64)
-    rkeys = np.empty(S + 2, dtype=np.uint64)
-    rctrs = np.zeros(S + 2, dtype=np.int64)
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
+    det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     plays = 0
     rollouts = 0
     base = ctrs[slot]
@@ -1993,17 +1986,7 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
     budget = st[S_MCARG + 2 * me]
     final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
     alive, total, _, _ = race.new_race(n_opt)
-    det = np.empty(ST_SIZE, dtype=np.int64)
-    sim = np.empty(ST_SIZE, dtype=np.int64)
-    cards = np.empty(N_CARDS, dtype=np.int64)
-    loc = np.empty(N_CARDS, dtype=np.int64)
-    low = np.empty(N_CARDS, dtype=np.int64)
-    cap = np.empty(N_LOC, dtype=np.int64)
-    room = np.empty(N_LOC, dtype=np.int64)
-    rkeys = np.empty(S + 2, dtype=np.uint64)
-    rctrs = np.zeros(S + 2, dtype=np.int64)
-    ev = np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64)
-    ev_n = np.zeros(1, dtype=np.int64)
+    det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     plays = 0
     rollouts = 0
     base = ctrs[slot]
