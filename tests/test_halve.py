@@ -105,26 +105,7 @@ def test_halve_bid_spends_no_more_than_the_flat_search():
     assert r == 11 * 4 + 6 * 7 + 3 * 14 + 2 * 22
 
 
-@pytest.mark.parametrize("players,seats", [
-    (4, "halve:6:random,heuristic,halve:5:tuned:2,mc:2:heuristic"),
-    (2, "halve:5:heuristic,race:4:random")])
-def test_halve_results_are_identical_across_threads_and_chunks(players, seats):
-    job = cfg.resolve("forecasts-bid", players=players, seats=seats)
-    mod = job.module
-    S = job.seats.shape[0]
-    a = reproducible_rows(job)
-    again = np.zeros_like(a)
-    mod.play_games_serial(job.params, job.seats, 9, 0, again)
-    assert np.array_equal(a, again)
-    assert a[:, layout.col_counter(S, mod.C_MC_ROLLOUTS)].min() > 0
-
-
-def test_halve_is_labelled_and_validated_like_mc():
-    job = cfg.resolve("forecasts-bid", seats="halve:16,heuristic,heuristic,heuristic")
-    assert job.policies[0] == "halve:16:heuristic"
-    from simcli.errors import SimError
-    with pytest.raises(SimError, match="outside 1..4096"):
-        cfg.resolve("forecasts-bid", policy="halve:0")
+# (threads and chunks, labels and validation: the race's tests in tests/test_race.py cover halve too)
 
 
 # ---- cards that play alike are one option ------------------------------------------------------

@@ -132,7 +132,9 @@ def test_bid_race_takes_the_card_that_wins_the_game_after_a_few_samples():
 @pytest.mark.parametrize("game,players,seats", [
     ("forecasts-cubes", 4, "race:6:random,heuristic,race:5:heuristic,mc:3:heuristic"),
     ("forecasts-bid", 4, "race:6:random,heuristic,race:5:heuristic,mc:2:heuristic"),
-    ("forecasts-bid", 2, "race:5:heuristic,race:4:random")])
+    ("forecasts-bid", 2, "race:5:heuristic,race:4:random"),
+    ("forecasts-bid", 4, "halve:6:random,heuristic,halve:5:tuned:2,mc:2:heuristic"),
+    ("forecasts-bid", 2, "halve:5:heuristic,race:4:random")])
 def test_race_results_are_identical_across_threads_and_chunks(game, players, seats):
     job = cfg.resolve(game, players=players, seats=seats)
     mod = job.module
@@ -144,12 +146,13 @@ def test_race_results_are_identical_across_threads_and_chunks(game, players, sea
     assert a[:, layout.col_counter(S, mod.C_MC_ROLLOUTS)].min() > 0
 
 
-def test_race_is_labelled_and_validated_like_mc():
-    job = cfg.resolve("forecasts-cubes", seats="race:16,heuristic,heuristic,heuristic")
-    assert job.policies[0] == "race:16:heuristic"
+@pytest.mark.parametrize("game,policy", [("forecasts-cubes", "race"), ("forecasts-bid", "halve")])
+def test_race_is_labelled_and_validated_like_mc(game, policy):
+    job = cfg.resolve(game, seats=f"{policy}:16,heuristic,heuristic,heuristic")
+    assert job.policies[0] == f"{policy}:16:heuristic"
     from simcli.errors import SimError
     with pytest.raises(SimError, match="outside 1..4096"):
-        cfg.resolve("forecasts-bid", policy="race:0")
+        cfg.resolve("forecasts-bid", policy=f"{policy}:0")
 
 
 def test_bid_race_plays_for_the_lead_with_a_win_objective():
