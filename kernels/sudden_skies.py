@@ -73,7 +73,7 @@ RESTRICTIONS = (
 
 # ---- tuned: the heuristic's decision rule as named integer knobs (defaults = heuristic) -------
 (K_THUNDER_LEVEL, K_CLOUD_LEVEL, K_SUN_MIN_HELD, K_SUN_RELOOK, K_WIND_MIN_OFF, K_WIND_NEEDS_PAY,
- K_W_HELD, K_W_AVAIL, K_STALL_TURNS) = range(9)
+ K_W_HELD, K_W_AVAIL, K_STALL_TURNS, K_STALL_ANY) = range(10)
 KNOBS = (
     Knob("thunder_level", K_THUNDER_LEVEL, 4, 0, 6, "Thunder (an off-suit Spade) an unmarked opponent "
          "known to hold this many cards of one suit (0: Thunder whenever an off-suit Spade is held; "
@@ -93,9 +93,16 @@ KNOBS = (
     Knob("w_avail", K_W_AVAIL, 1, 0, 48, "suit choice: weight of the suit's cards still to be had "
          "(not on the weather pile, not known in another hand); 32 or more puts them before the "
          "cards held"),
-    Knob("stall_turns", K_STALL_TURNS, 0, 0, 400, "from this turn of the game on, Thunder and Cloud "
+    Knob("stall_turns", K_STALL_TURNS, 0, 0, 400, "after this many turns of the game without a "
+         "weather card (counted from the start, then from the last one played), Thunder and Cloud "
          "need no known threat (as at level 0): a weather card leaves the game and breaks the "
-         "repeating draw-and-discard cycles that lock up tables of weather-shy players (0: off)"),
+         "repeating draw-and-discard cycles that lock up tables of weather-shy players (discards go "
+         "under the pile, so each seat keeps drawing the same cards; 0: off)"),
+    Knob("stall_any", K_STALL_ANY, 0, 0, 1, "1: once stall_turns have passed without weather, Sun "
+         "and Wind need no condition either, so any off-suit card is played as weather (Thunder, "
+         "Cloud, Sun, Wind in that order): a table whose off-suit cards are all Hearts and Diamonds "
+         "also breaks its cycle (the draw pile shrinks by a card, so every seat draws other cards); "
+         "0: only Thunder and Cloud"),
 )
 KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
 for _k in KNOBS:
@@ -170,7 +177,8 @@ ST_MCARG = ST_KSLOT + MAX_PLAYERS      # [4 * 2] each seat's mc budget and rollo
 ST_FORBID = ST_MCARG + 2 * MAX_PLAYERS # [4] each seat's restriction bits (RESTRICTIONS)
 ST_WATCH = ST_FORBID + MAX_PLAYERS     # [4] each seat's watched restriction bits (only counted)
 ST_KNOB = ST_WATCH + MAX_PLAYERS       # [4 * MAX_KNOBS] each seat's heuristic knobs (load_knobs)
-ST_CTR = ST_KNOB + MAX_PLAYERS * MAX_KNOBS   # the game's counters
+ST_LAST_WX = ST_KNOB + MAX_PLAYERS * MAX_KNOBS   # turn the last weather card was played (0: none yet)
+ST_CTR = ST_LAST_WX + 1                # the game's counters
 
 # ---- counters (index = column offset in the result row) -------------------------------------
 (C_WINNER_TURNS, C_THUNDER, C_SUN, C_WIND, C_CLOUD, C_SKIPS, C_FORCED_KEEPS, C_WEATHER_DRAWS,
@@ -539,6 +547,7 @@ def apply_weather_card(st, s, card):
     st[ST_HAND + s] &= ~bit(card)
     st[ST_GONE] |= bit(card)
     st[ST_OWE + s] = 1
+    st[ST_LAST_WX] = st[ST_TURN]
     m = ~bit(card)
     for i in range(MAX_PLAYERS * MAX_PLAYERS):
         st[ST_KNOW + i] &= m
@@ -739,7 +748,7 @@ def heuristic_plan(st, s, kinds, allowed):
         off = hand & ~SUIT_MASK[T] & allowed
         if off:
             stall = knob(st, s, K_STALL_TURNS)
-            stalled = stall > 0 and st[ST_TURN] >= stall
+            stalled = stall > 0 and st[ST_TURN] - st[ST_LAST_WX] >= stall
             spades = off & SUIT_MASK[SPADES]
             if spades:
                 t = h_mark_target(st, s, ST_SKIP)
@@ -752,7 +761,10 @@ def heuristic_plan(st, s, kinds, allowed):
                 lvl = 0 if stalled else knob(st, s, K_CLOUD_LEVEL)
                 if st[ST_CLOUD + t] == 0 and h_level(st, s, t) >= lvl:
                     return KIND_WEATHER, lowest_bit(clubs)
+            any_weather = stalled and knob(st, s, K_STALL_ANY) != 0
             hearts = off & SUIT_MASK[HEARTS]
+            if hearts and any_weather:
+                return KIND_WEATHER, lowest_bit(hearts)
             if hearts and popcount(hand & SUIT_MASK[T]) >= knob(st, s, K_SUN_MIN_HELD):
                 t = h_sun_target(st, s)
                 age = h_age(st, s, t)
@@ -760,8 +772,8 @@ def heuristic_plan(st, s, kinds, allowed):
                 if age == NEVER_SEEN_AGE or (relook > 0 and age > relook):
                     return KIND_WEATHER, lowest_bit(hearts)
             diamonds = off & SUIT_MASK[DIAMONDS]
-            if (diamonds and popcount(off) >= knob(st, s, K_WIND_MIN_OFF)
-                    and (knob(st, s, K_WIND_NEEDS_PAY) == 0 or h_wind_pays(st, s, T))):
+            if diamonds and (any_weather or (popcount(off) >= knob(st, s, K_WIND_MIN_OFF)
+                             and (knob(st, s, K_WIND_NEEDS_PAY) == 0 or h_wind_pays(st, s, T)))):
                 return KIND_WEATHER, lowest_bit(diamonds)
     if kinds & K_DRAW:
         return KIND_DRAW, -1

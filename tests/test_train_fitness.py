@@ -167,3 +167,52 @@ def test_forecast_flip_forecasts_the_other_colour_in_that_share_of_rounds(flip):
         assert flipped == 0                      # the rule itself, every round
     else:                                        # binomial(1200, 0.3): sd 0.013; 4 sd either side
         assert abs(flipped / rounds - 0.30) < 0.053, flipped / rounds
+
+
+def test_horizon_gives_games_longer_than_it_to_nobody():
+    # hand-written columns: seat 0 wins in 10 turns, seats 1 and 2 share in 30, seat 2 wins in 31
+    winners, length = np.array([0b001, 0b110, 0b100]), np.array([10, 30, 31])
+    assert tr.win_units(winners, 3, length, 0).tolist() == [U, U // 2, U // 2 + U]
+    assert tr.win_units(winners, 3, length, 30).tolist() == [U, U // 2, U // 2]   # 31 > 30: nobody's
+    assert tr.win_units(winners, 3, length, 9).tolist() == [0, 0, 0]
+
+
+def test_horizon_in_the_fitness_counts_long_games_as_losses_for_every_seat():
+    """With a horizon, the ``self`` share is the share of games *won within it* over P: checked
+    against the WINNERS and LENGTH columns of a separate ``play_games`` call on the same deals."""
+    n, horizon = 400, 18
+    t = tr.Trainer(tr.Settings(game="sudden-skies", players=3, seed=3, generations=1, candidates=1,
+                               games=n, finalists=1, final_games=n, pool=["self"], exploits=[],
+                               horizon=horizon))
+    a = t.arena
+    seats = a.seats(a.row(t.incumbent), a.row(t.incumbent), 0)
+    out = np.zeros((n, layout.out_width(a.S, len(ss.COUNTERS))), dtype=np.int64)
+    ss.play_games(a.job.params, np.ascontiguousarray(seats), t.s.seed, 0, out)
+    won = out[:, layout.col_winners(a.S)] != 0
+    late = out[:, layout.col_length(a.S)] > horizon
+    assert (won & late).any() and (won & ~late).any()     # the premise: the horizon cuts some wins
+    assert t.pool_share(t.incumbent, 0, n) * 3 == pytest.approx((won & ~late).sum() / n, abs=1e-12)
+    with pytest.raises(tr.SimError, match="horizon"):
+        tr.Trainer(tr.Settings(game="sudden-skies", players=3, horizon=-1))
+
+
+def test_no_win_weight_subtracts_the_own_tables_no_win_share():
+    """fitness = pool share - exploit penalty - W x (share of the candidate's own table's games
+    with no winner); the no-winner count read from the FLAGS column of a separate call."""
+    n = 400
+    fits = {}
+    for w in (0.0, 2.5):
+        t = _trainer(25, ["self"])
+        t.s.final_games, t.s.no_win_weight = n, w
+        fits[w] = t.fitness_of(t.incumbent, 0)
+    a = t.arena
+    seats = a.seats(a.row(t.incumbent), a.row(t.incumbent), 0)
+    out = np.zeros((n, layout.out_width(a.S, len(ss.COUNTERS))), dtype=np.int64)
+    ss.play_games(a.job.params, np.ascontiguousarray(seats), t.s.seed, 0, out)
+    no_win = int(((out[:, layout.col_flags(a.S)] & layout.FLAG_TIMEOUT) != 0).sum())
+    assert 0 < no_win < n
+    assert fits[2.5][1] == fits[0.0][1]                         # the pool share is unchanged
+    assert fits[0.0][0] == pytest.approx(fits[0.0][1], abs=1e-12)   # no exploits, no weight
+    assert fits[2.5][0] == pytest.approx(fits[0.0][0] - 2.5 * no_win / n, abs=1e-12)
+    with pytest.raises(tr.SimError, match="no-win-weight"):
+        tr.Trainer(tr.Settings(game="sudden-skies", players=3, no_win_weight=-1.0))

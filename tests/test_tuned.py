@@ -227,13 +227,18 @@ def test_committed_files_load_for_every_player_count():
 
 
 @pytest.mark.slow
-def test_train_reproduces_a_committed_file():
-    """The committed 3-player forecasts-cubes knobs come back from their recorded settings."""
+@pytest.mark.parametrize("name,players", [("forecasts-cubes-3p", 3), ("sudden-skies-2p", 2)])
+def test_train_reproduces_a_committed_file(name, players):
+    """Committed knobs come back from their recorded settings: the 3-player forecasts-cubes file,
+    and the 2-player sudden-skies one (recorded with ``--horizon`` and ``--no-win-weight``)."""
     from simcli.config import schema
     from simcli.analyses import train as tr
-    f = ROOT / "configs" / "tuned" / "forecasts-cubes-3p.toml"
-    knobs, t = tr.train(tr.settings_from_file(f))
-    assert knobs == tuned.load_file(fc, f, 3)
+    import kernels
+    f = ROOT / "configs" / "tuned" / f"{name}.toml"
+    s = tr.settings_from_file(f)
+    mod = kernels.load(s.game)
+    knobs, t = tr.train(s)
+    assert knobs == tuned.load_file(mod, f, players)
     assert round(t.fitness, 6) == schema.load(f, "tuned")["provenance"]["fitness"]
 
 

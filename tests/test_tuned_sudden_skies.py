@@ -148,6 +148,51 @@ def test_stall_turns():
     assert first_event(table(3, CLUB_HAND, stall_turns=1))[:6] == (ss.E_WEATHER, 0, 1, parse_card("QC"), ss.CLOUD, 1)
 
 
+SUN_WIND_HAND = [["2S", "3S", "4S", "QH", "5D"], ["2D", "3C", "9C", "4D", "5S"], ["2C", "3C", "4C", "5C", "6D"]]
+WIND_HAND = [["2S", "3S", "4S", "5S", "5D"], ["2D", "3C", "9C", "4D", "5H"], ["2C", "3C", "4C", "5C", "6D"]]
+
+
+def test_stall_any():
+    # Collecting Spades with only a Heart and a Diamond off-suit; Sun never by choice
+    # (sun_min_held 6), and Wind's own rule unmet (the neighbour's hand is unknown). stall_turns
+    # alone frees only Thunder and Cloud, so the seat draws; with stall_any, from turn stall_turns
+    # on, Sun comes first (the Heart is played), and a lone off-suit Diamond is played as Wind.
+    def first(hands, turn, **knobs):
+        t = table(3, hands, sun_min_held=6, **knobs)
+        t.st[ss.ST_TURN] = turn - 1
+        return first_event(t)
+
+    assert first(SUN_WIND_HAND, 31, stall_turns=31)[0] == ss.E_DRAW_DISCARD
+    assert first(SUN_WIND_HAND, 31, stall_any=1)[0] == ss.E_DRAW_DISCARD          # stall_turns 0: off
+    assert first(SUN_WIND_HAND, 30, stall_turns=31, stall_any=1)[0] == ss.E_DRAW_DISCARD   # not yet
+    e = first(SUN_WIND_HAND, 31, stall_turns=31, stall_any=1)
+    assert (e[0], e[1], e[3], e[4]) == (ss.E_WEATHER, 0, parse_card("QH"), ss.SUN)
+    assert first(WIND_HAND, 31, stall_turns=31)[0] == ss.E_DRAW_DISCARD
+    e = first(WIND_HAND, 31, stall_turns=31, stall_any=1)
+    assert (e[0], e[1], e[3], e[4]) == (ss.E_WEATHER, 0, parse_card("5D"), ss.WIND)
+
+
+def test_stall_counts_turns_since_the_last_weather_card():
+    # The stall clock restarts at every weather card: a Cloud played on turn 20 means that on
+    # turn 40, 20 turns have passed without weather (stall_turns 21: draw; 20: Thunder, Sun).
+    def at_turn_40(hands, **knobs):
+        t = table(3, hands, **knobs)
+        t.st[ss.ST_TURN] = 39
+        t.st[ss.ST_LAST_WX] = 20
+        return first_event(t)
+
+    assert at_turn_40(SPADE_HAND, stall_turns=21)[0] == ss.E_DRAW_DISCARD
+    assert at_turn_40(SPADE_HAND, stall_turns=20)[:6] == (ss.E_WEATHER, 0, 40, parse_card("QS"), ss.THUNDER, 1)
+    assert at_turn_40(SUN_WIND_HAND, sun_min_held=6, stall_turns=21, stall_any=1)[0] == ss.E_DRAW_DISCARD
+    assert at_turn_40(SUN_WIND_HAND, sun_min_held=6, stall_turns=20, stall_any=1)[4] == ss.SUN
+    # playing a weather card sets the clock to that turn
+    t = table(3, SPADE_HAND, thunder_level=0)
+    t.st[ss.ST_TURN] = 29
+    assert first_event(t)[:5] == (ss.E_WEATHER, 0, 30, parse_card("QS"), ss.THUNDER)
+    assert t.st[ss.ST_LAST_WX] == 30
+
+
+
 def test_cloud_level():
     assert first_event(table(3, CLUB_HAND))[0] == ss.E_DRAW_DISCARD
     e = first_event(table(3, CLUB_HAND, cloud_level=0))

@@ -69,6 +69,8 @@ class Settings:
     exploit_weight: float = 2.0
     start: str = "heuristic"            # "heuristic" (the knobs' defaults) or a parameter file
     exploit_penalty: str = "sum"        # "sum" or "max" of the positive exploit gains
+    horizon: int = 0                    # > 0: a game longer than this (the length column) is won by nobody
+    no_win_weight: float = 0.0          # fitness -= this x the share of the candidate's own table's games nobody wins
 
     def command(self, out: str) -> str:
         """The command line that makes the same file."""
@@ -79,15 +81,20 @@ class Settings:
                 f"--pool {','.join(self.pool)} --exploits {','.join(self.exploits or []) or 'none'} "
                 f"--exploit-weight {self.exploit_weight:g}"
                 + (f" --exploit-penalty {self.exploit_penalty}" if self.exploit_penalty != "sum" else "")
+                + (f" --horizon {self.horizon}" if self.horizon else "")
+                + (f" --no-win-weight {self.no_win_weight:g}" if self.no_win_weight else "")
                 + f" --start {self.start} --out {out}")
 
 
-def win_units(winners: np.ndarray, S: int) -> np.ndarray:
+def win_units(winners: np.ndarray, S: int, length: np.ndarray | None = None, horizon: int = 0) -> np.ndarray:
     """Win units of every seat summed over games, from the WINNERS column (a bit mask of the
     winning seats per game): SHARE_UNIT for a sole win, SHARE_UNIT // k to each of k seats sharing
     a victory, and nothing to anyone in a game with no winner (a timeout counts as a loss for
-    every seat)."""
+    every seat). With a ``horizon`` > 0, a game whose LENGTH is above it also gives nobody anything
+    (a win that takes longer is worth no more than a timeout, as in the search's capped rollouts)."""
     w = np.asarray(winners, dtype=np.int64)
+    if horizon > 0:
+        w = np.where(np.asarray(length) > horizon, 0, w)
     bits = (w[:, None] >> np.arange(S)) & 1
     k = bits.sum(axis=1)
     unit = np.where(k > 0, layout.SHARE_UNIT // np.maximum(k, 1), 0)
@@ -97,7 +104,8 @@ def win_units(winners: np.ndarray, S: int) -> np.ndarray:
 class Arena:
     """One game, variant and player count: seat rows and exact win units of seat-rotated games."""
 
-    def __init__(self, game: str, variant: str | None, players: int):
+    def __init__(self, game: str, variant: str | None, players: int, horizon: int = 0):
+        self.horizon = int(horizon)
         self.job = cfg.resolve(game, variant, players, policy="heuristic")
         self.mod = self.job.module
         self.knobs = tuned.knobs_of(self.mod)
@@ -132,7 +140,8 @@ class Arena:
             self._out = np.zeros((n, self._out.shape[1]), dtype=np.int64)
         out = self._out[:n]
         self.mod.play_games(self.job.params, np.ascontiguousarray(seats), seed, first, out)
-        return win_units(out[:, layout.col_winners(self.S)], self.S)
+        return win_units(out[:, layout.col_winners(self.S)], self.S, out[:, layout.col_length(self.S)],
+                         self.horizon)
 
     def seats(self, mine: np.ndarray, other: np.ndarray, r: int) -> np.ndarray:
         rows = [other] * self.P
@@ -155,7 +164,11 @@ class Arena:
 class Trainer:
     def __init__(self, s: Settings, progress: bool = False):
         self.s = s
-        self.arena = Arena(s.game, s.variant, s.players)
+        if s.horizon < 0:
+            raise SimError(f"--horizon must be 0 (off) or a game length, not {s.horizon}")
+        if s.no_win_weight < 0:
+            raise SimError(f"--no-win-weight must be 0 or more, not {s.no_win_weight:g}")
+        self.arena = Arena(s.game, s.variant, s.players, s.horizon)
         names = list(self.arena.restrictions)
         self.exploits = names if s.exploits is None else list(s.exploits)
         for x in self.exploits:
@@ -217,21 +230,30 @@ class Trainer:
                   for name, row in self.pool_rows.items()]
         return float(np.mean(shares))
 
-    def gains(self, values: dict, first: int, n: int) -> dict:
-        """Each exploit's gain: share of knobs+R against knobs, minus knobs' own share (paired)."""
+    def gains(self, values: dict, first: int, n: int, base: int | None = None) -> dict:
+        """Each exploit's gain: share of knobs+R against knobs, minus knobs' own share (paired);
+        ``base``: the knobs' own table's units on these games, when already played."""
         a = self.arena
         mine = a.row(values)
-        base = a.table(mine, self.s.seed, first, n)
+        if base is None:
+            base = a.table(mine, self.s.seed, first, n)
         return {x: a.share(a.rotated(a.row(values, x), mine, self.s.seed, first, n) - base, n)
                 for x in self.exploits}
+
+    def no_win_rate(self, base: int, n: int) -> float:
+        """Share of the knobs' own table's games that nobody wins (within the horizon), from the
+        table's units: every won game gives SHARE_UNIT in all, one without a winner nothing."""
+        return 1.0 - base / (layout.SHARE_UNIT * n)
 
     def fitness_of(self, values: dict, first: int) -> tuple[float, float, dict]:
         n = self.s.final_games
         share = self.pool_share(values, first, n)
-        g = self.gains(values, first, n)
+        base = self.arena.table(self.arena.row(values), self.s.seed, first, n)
+        g = self.gains(values, first, n, base)
         pos = [max(0.0, v) for v in g.values()]
         pen = (max(pos, default=0.0) if self.s.exploit_penalty == "max" else sum(pos))
-        return share - self.s.exploit_weight * pen, share, g
+        return (share - self.s.exploit_weight * pen - self.s.no_win_weight * self.no_win_rate(base, n),
+                share, g)
 
     def generation(self, gen: int) -> None:
         first = gen * GEN_STRIDE
@@ -289,7 +311,9 @@ def provenance(s: Settings, arena: Arena, fitness: float, out: str) -> dict:
             "finalists": s.finalists, "final_games": s.final_games, "pool": list(d["pool"]),
             "restrictions": list(s.exploits if s.exploits is not None else arena.restrictions),
             "exploit_weight": float(s.exploit_weight), "fitness": round(float(fitness), 6),
-            "start": s.start, **({"exploit_penalty": s.exploit_penalty} if s.exploit_penalty != "sum" else {})}
+            "start": s.start, **({"exploit_penalty": s.exploit_penalty} if s.exploit_penalty != "sum" else {}),
+            **({"horizon": s.horizon} if s.horizon else {}),
+            **({"no_win_weight": float(s.no_win_weight)} if s.no_win_weight else {})}
 
 
 def settings_from_file(path: Path) -> Settings:
@@ -302,7 +326,8 @@ def settings_from_file(path: Path) -> Settings:
                     generations=p["generations"], candidates=p["candidates"], games=p["games"],
                     finalists=p["finalists"], final_games=p["final_games"], pool=list(p["pool"]),
                     exploits=list(p["restrictions"]), exploit_weight=p["exploit_weight"],
-                    start=p.get("start", "heuristic"), exploit_penalty=p.get("exploit_penalty", "sum"))
+                    start=p.get("start", "heuristic"), exploit_penalty=p.get("exploit_penalty", "sum"),
+                    horizon=p.get("horizon", 0), no_win_weight=p.get("no_win_weight", 0.0))
 
 
 def train(s: Settings, progress: bool = False) -> tuple[dict, Trainer]:
