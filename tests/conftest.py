@@ -4,6 +4,12 @@ from hypothesis import settings
 settings.register_profile("simcli", deadline=None, max_examples=100)
 settings.load_profile("simcli")
 
+# The tests compile every kernel in this process, as a compile child does: CPython's frame chunks
+# from malloc instead of one mmap/munmap per swing of Numba's recursion (simcli/engine/pyarena.py).
+from simcli.engine import pyarena  # noqa: E402
+
+pyarena.install()
+
 
 # The fast set (`pytest -m "not slow"`, under two minutes on 2 cores with a warm Numba cache) leaves
 # out the tests marked slow in their files and these, each measured at 2.5 s or more warm

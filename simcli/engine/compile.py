@@ -142,8 +142,10 @@ def _cores() -> int:
 def _compile_in_child(jobs, fold: bool = True) -> float:
     """(Spawned process) play one game of each job's build, filling the disk cache, and fold it
     when ``fold`` (the tally fold is one function for every game: one process compiles it).
-    Returns CPU seconds."""
-    from simcli.engine import runner
+    Returns CPU seconds. CPython's frame chunks come from malloc here (``pyarena``): the
+    compile's deep recursion otherwise maps and unmaps one 16 KiB chunk per swing."""
+    from simcli.engine import pyarena, runner
+    pyarena.install()
     t = time.process_time()
     for job in jobs:
         buf = runner.play_chunk(job, 0, 0, 1)
