@@ -11,8 +11,9 @@ keep freed chunks for reuse: the same compile takes 18-23% less wall time.
 
 The two functions are ``numba.cfunc``s (C callbacks; nothing runs in Python, so the allocator
 never re-enters the interpreter). A block made by the default allocator before the switch is
-page-aligned (``mmap``); a block from here never is (malloc's pointer plus 16 bytes, retried
-when that lands on a page boundary), so ``free`` tells them apart and unmaps the old ones.
+page-aligned (``mmap``); a block from here never is: it starts 16 bytes into a malloc'd block
+(32 when 16 would land on a page boundary), with malloc's pointer stored in the 8 bytes before
+it, so ``free`` tells the two apart and unmaps the old ones.
 Only on Linux builds with the GIL, where the default allocator is ``mmap``/``munmap``;
 ``SIMCLI_PYARENA=0`` leaves CPython's allocator alone.
 """
@@ -45,6 +46,7 @@ def supported() -> bool:
 def _callbacks():
     import numba
     from numba import types
+    from numba.core.extending import intrinsic
 
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     c_malloc, c_free, c_munmap = libc.malloc, libc.free, libc.munmap
@@ -52,23 +54,32 @@ def _callbacks():
     c_free.argtypes, c_free.restype = [ctypes.c_size_t], None
     c_munmap.argtypes, c_munmap.restype = [ctypes.c_size_t, ctypes.c_size_t], ctypes.c_int
 
+    @intrinsic
+    def word_at(typingctx, addr):
+        """The address as a pointer to one uintp (to store or load malloc's pointer)."""
+        sig = types.CPointer(types.uintp)(addr)
+
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+        return sig, codegen
+
     @numba.cfunc(types.uintp(types.uintp, types.uintp))
     def arena_alloc(ctx, size):
-        base = c_malloc(size + OFFSET)
-        while base != 0 and (base + OFFSET) % PAGE == 0:   # never hand out a page-aligned block
-            other = c_malloc(size + OFFSET)
-            c_free(base)
-            base = other
+        base = c_malloc(size + 2 * OFFSET)
         if base == 0:
             return 0
-        return base + OFFSET
+        ptr = base + OFFSET
+        if ptr % PAGE == 0:        # never hand out a page-aligned block (see arena_free)
+            ptr += OFFSET
+        numba.carray(word_at(ptr - 8), 1)[0] = base
+        return ptr
 
     @numba.cfunc(types.void(types.uintp, types.uintp, types.uintp))
     def arena_free(ctx, ptr, size):
         if ptr % PAGE == 0:        # the default allocator's block (mmap), from before install()
             c_munmap(ptr, size)
         else:
-            c_free(ptr - OFFSET)
+            c_free(numba.carray(word_at(ptr - 8), 1)[0])
 
     return arena_alloc, arena_free
 
