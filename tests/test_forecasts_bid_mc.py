@@ -234,13 +234,10 @@ def test_mc_takes_the_card_that_wins_the_game_over_a_better_round():
       3: 0 (+5); Reputation 33, 34, -4, 5: seat 1 wins.
     The round objective ((S-1) x own change - the others' changes) prefers 2C (12 - 4 = 8 against
     12 - 13 = -1); AD wins the game in every sample, so mc must play it, whatever its objective."""
-    keys = np.zeros(2 * 4 + 2, dtype=np.uint64)
-    ctrs = np.zeros(2 * 4 + 2, dtype=np.int64)
     for obj in (fb.OBJ_MEAN, fb.OBJ_LEAD, fb.OBJ_WIN):
         st, c = winning_card_position(8, objective=obj)
         for seed in range(3):
-            keys[4 + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
-            assert int(fb.mc_play(st.copy(), keys.copy(), ctrs.copy(), MC_SEAT)) == c["AD"]
+            assert search_card(st, seed)[0] == c["AD"]
 
 
 # ---- the objective (mc:B:ROLLOUT:OBJECTIVE, issue #24): a seat plays to win the game ----------
@@ -252,14 +249,11 @@ def test_mc_plays_for_the_lead_not_for_a_gain_over_the_mean(objective):
     others' mean (8 against -1): the old objective plays 2C, a seat that plays to win the game
     plays AD (margin over the strongest other +4 against -1; win chance under the model about
     0.64 against 0.46)."""
-    keys = np.zeros(2 * 4 + 2, dtype=np.uint64)
-    ctrs = np.zeros(2 * 4 + 2, dtype=np.int64)
     for seed in range(3):
-        keys[4 + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
         picks = {}
         for obj in (fb.OBJ_MEAN, objective):
             st, c = winning_card_position(4, rounds_left=2, objective=obj)
-            picks[obj] = int(fb.mc_play(st, keys.copy(), ctrs.copy(), MC_SEAT))
+            picks[obj] = search_card(st, seed)[0]
         assert picks[fb.OBJ_MEAN] == c["2C"], "the position tells the objectives apart"
         assert picks[objective] == c["AD"]
 
@@ -347,3 +341,16 @@ def winning_card_position(budget, rounds_left=0, objective=0):
     st[fb.S_DECK_END] = 12
     st[fb.S_MARKET] = 0
     return st, c
+
+
+def search_card(st, seed, search=0):
+    """Seat MC_SEAT's card in ``st`` (a copy) on its SEARCH stream of ``seed``, its search spent
+    as ``search`` (S_RACE: 0 flat, fb.SEARCH_RACE, fb.SEARCH_HALVE): (card, the state after, the
+    stream counters after)."""
+    S = 4
+    keys = np.zeros(2 * S + 2, dtype=np.uint64)
+    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
+    keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
+    st = st.copy()
+    st[fb.S_RACE + MC_SEAT] = search
+    return int(fb.mc_play(st, keys, ctrs, MC_SEAT)), st, ctrs

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kernels import forecasts_bid as fb
-from kernels import layout, race, rng
+from kernels import layout, race
 from simcli.config import jobs as cfg
 from tests.helpers import reproducible_rows
 
@@ -65,17 +65,12 @@ def _halve_seat(st, seat):
 def test_halve_takes_the_card_that_wins_the_game():
     """The game-winning card of tests/test_forecasts_bid_mc.py (AD wins the game, 2C loses it):
     two options, so the flat search's B samples of each, and AD on every seed."""
-    from tests.test_forecasts_bid_mc import MC_SEAT, winning_card_position
+    from tests.test_forecasts_bid_mc import MC_SEAT, search_card, winning_card_position
     st, c = winning_card_position(8)
-    _halve_seat(st, MC_SEAT)
     S = 4
-    keys = np.zeros(2 * S + 2, dtype=np.uint64)
-    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
     for seed in range(3):
-        keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
-        s2 = st.copy()
-        c2 = ctrs.copy()
-        assert int(fb.mc_play(s2, keys.copy(), c2, MC_SEAT)) == c["AD"]
+        card, s2, c2 = search_card(st, seed, fb.SEARCH_HALVE)
+        assert card == c["AD"]
         assert s2[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 2 * 8
         assert c2[S + 2 + MC_SEAT] == 8 * race.STRIDE     # sample m at base + m x STRIDE
 
@@ -83,15 +78,10 @@ def test_halve_takes_the_card_that_wins_the_game():
 def test_halve_plays_for_the_lead_with_a_win_objective():
     """Two rounds before the end the same position is no longer decided by the game's end: the old
     objective plays 2C, the win chance and the margin AD (as mc and race do)."""
-    from tests.test_forecasts_bid_mc import MC_SEAT, winning_card_position
-    S = 4
-    keys = np.zeros(2 * S + 2, dtype=np.uint64)
-    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
+    from tests.test_forecasts_bid_mc import search_card, winning_card_position
     for obj, card in ((fb.OBJ_MEAN, "2C"), (fb.OBJ_LEAD, "AD"), (fb.OBJ_WIN, "AD")):
         st, c = winning_card_position(16, rounds_left=2, objective=obj)
-        _halve_seat(st, MC_SEAT)
-        keys[S + 2 + MC_SEAT] = rng.stream_key(1, 0, rng.SEARCH, MC_SEAT)
-        assert int(fb.mc_play(st, keys.copy(), ctrs.copy(), MC_SEAT)) == c[card]
+        assert search_card(st, 1, fb.SEARCH_HALVE)[0] == c[card]
 
 
 def test_halve_bid_spends_no_more_than_the_flat_search():
@@ -159,12 +149,9 @@ def test_a_halve_seat_plays_one_of_two_alike_cards_without_search():
     """The position of tests/test_forecasts_bid_mc.py (Hearts led, seat 0 void in Hearts) with
     seat 0 holding 8C and 9C: adjacent, so alike: 8C with no rollout; a mc seat searches them."""
     from kernels.cards import parse_card
-    from tests.test_forecasts_bid_mc import MC_SEAT, winning_card_position
-    S = 4
+    from tests.test_forecasts_bid_mc import MC_SEAT, search_card, winning_card_position
     for halve in (True, False):
         st, _ = winning_card_position(16)
-        if halve:
-            _halve_seat(st, MC_SEAT)
         for old, new in (("AD", "8C"), ("2C", "9C")):     # swap: the old cards go where the new were
             o, n = parse_card(old), parse_card(new)
             if (int(st[fb.S_WON_PILE]) >> n) & 1:
@@ -173,10 +160,7 @@ def test_a_halve_seat_plays_one_of_two_alike_cards_without_search():
                 i = [int(x) for x in st[fb.S_DRAW_DECK:fb.S_DRAW_DECK + 12]].index(n)
                 st[fb.S_DRAW_DECK + i] = o
         st[fb.S_HAND + MC_SEAT] = _cards("8C", "9C")
-        keys = np.zeros(2 * S + 2, dtype=np.uint64)
-        keys[S + 2 + MC_SEAT] = rng.stream_key(1, 0, rng.SEARCH, MC_SEAT)
-        ctrs = np.zeros(2 * S + 2, dtype=np.int64)
-        pick = int(fb.mc_play(st, keys, ctrs, MC_SEAT))
+        pick, st, _ = search_card(st, 1, fb.SEARCH_HALVE if halve else 0)
         if halve:
             assert pick == parse_card("8C") and st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 0
         else:

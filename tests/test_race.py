@@ -115,16 +115,11 @@ def test_cubes_interchangeable_cards_are_one_option():
 
 # ---- forecasts-bid: the game-winning card of tests/test_forecasts_bid_mc.py ------------------
 def test_bid_race_takes_the_card_that_wins_the_game_after_a_few_samples():
-    from tests.test_forecasts_bid_mc import MC_SEAT, winning_card_position
+    from tests.test_forecasts_bid_mc import search_card, winning_card_position
     st, c = winning_card_position(64)
-    st[fb.S_RACE + MC_SEAT] = 1
-    S = 4
-    keys = np.zeros(2 * S + 2, dtype=np.uint64)
-    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
     for seed in range(3):
-        keys[S + 2 + MC_SEAT] = rng.stream_key(seed, 0, rng.SEARCH, MC_SEAT)
-        s2 = st.copy()
-        assert int(fb.mc_play(s2, keys.copy(), ctrs.copy(), MC_SEAT)) == c["AD"]
+        card, s2, _ = search_card(st, seed, fb.SEARCH_RACE)
+        assert card == c["AD"]
         assert s2[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 2 * race.RACE_MIN   # not 2 x 64
 
 
@@ -158,12 +153,7 @@ def test_race_is_labelled_and_validated_like_mc(game, policy):
 def test_bid_race_plays_for_the_lead_with_a_win_objective():
     """The same position two rounds before the end (tests/test_forecasts_bid_mc.py): a raced seat
     with the win-chance or margin objective plays AD, with the old objective 2C."""
-    from tests.test_forecasts_bid_mc import MC_SEAT, winning_card_position
-    S = 4
-    keys = np.zeros(2 * S + 2, dtype=np.uint64)
-    ctrs = np.zeros(2 * S + 2, dtype=np.int64)
+    from tests.test_forecasts_bid_mc import search_card, winning_card_position
     for obj, card in ((fb.OBJ_MEAN, "2C"), (fb.OBJ_LEAD, "AD"), (fb.OBJ_WIN, "AD")):
         st, c = winning_card_position(16, rounds_left=2, objective=obj)
-        st[fb.S_RACE + MC_SEAT] = 1
-        keys[S + 2 + MC_SEAT] = rng.stream_key(1, 0, rng.SEARCH, MC_SEAT)
-        assert int(fb.mc_play(st, keys.copy(), ctrs.copy(), MC_SEAT)) == c[card]
+        assert search_card(st, 1, fb.SEARCH_RACE)[0] == c[card]
