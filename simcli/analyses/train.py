@@ -230,13 +230,11 @@ class Trainer:
                   for name, row in self.pool_rows.items()]
         return float(np.mean(shares))
 
-    def gains(self, values: dict, first: int, n: int, base: int | None = None) -> dict:
-        """Each exploit's gain: share of knobs+R against knobs, minus knobs' own share (paired);
-        ``base``: the knobs' own table's units on these games, when already played."""
+    def gains(self, values: dict, first: int, n: int, base: int) -> dict:
+        """Each exploit's gain: share of knobs+R against knobs, minus knobs' own share (paired;
+        ``base``: the knobs' own table's units on these games, ``Arena.table``)."""
         a = self.arena
         mine = a.row(values)
-        if base is None:
-            base = a.table(mine, self.s.seed, first, n)
         return {x: a.share(a.rotated(a.row(values, x), mine, self.s.seed, first, n) - base, n)
                 for x in self.exploits}
 
