@@ -619,3 +619,25 @@ def test_clear_seen_halves_counts_the_clear_skies_bids_already_placed():
     assert fb.seat_bid(st, 2, 10) == 3
     st[fb.S_BID + 1] = 2                     # one Clear Skies bid: 4 halves, bid 2
     assert fb.seat_bid(st, 2, 10) == 2
+
+
+def test_extended_slack_lets_an_estimate_of_five_or_seven_be_bid_without_all_sure_tricks():
+    # the knob's rule (KNOBS): an Extended bid (5, 7) needs sure tricks >= bid - extended_slack,
+    # else one less. The heuristic (slack 0) bids 5 or 7 only when every trick of it is sure.
+    st = new_state(3)
+    # 3p hand of 13: AD KD QD AS = 4 sure (8 halves), 2D 3D = 2 halves -> 10; (10 + 1) // 2 = 5
+    st[fb.S_HAND + 1] = hand("AD", "KD", "QD", "AS", "2D", "3D",
+                             "4S", "5S", "6S", "4H", "5H", "4C", "5C")
+    assert fb.seat_bid(st, 1, 13) == 4       # 4 sure < 5: one less (the heuristic)
+    set_knob(st, 1, fb.K_EXT_SLACK, 1)       # 4 >= 5 - 1: the Extended 5
+    assert fb.seat_bid(st, 1, 13) == 5
+    # AD KD QD = 3 sure (6 halves), 2D..8D = 7 halves -> 13; (13 + 1) // 2 = 7, 3 sure
+    st[fb.S_HAND + 2] = hand("AD", "KD", "QD", "2D", "3D", "4D", "5D", "6D", "7D", "8D",
+                             "2S", "3S", "4S")
+    for slack, bid in ((0, 6), (3, 6), (4, 7), (7, 7)):      # needs 3 >= 7 - slack
+        set_knob(st, 2, fb.K_EXT_SLACK, slack)
+        assert fb.seat_bid(st, 2, 13) == bid
+    # a Standard estimate is never moved: 6 stays 6 whatever the slack (12 halves: drop 8D)
+    st[fb.S_HAND + 2] = hand("AD", "KD", "QD", "2D", "3D", "4D", "5D", "6D", "7D", "9S",
+                             "2S", "3S", "4S")
+    assert fb.seat_bid(st, 2, 13) == 6

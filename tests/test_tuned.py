@@ -226,14 +226,34 @@ def test_committed_files_load_for_every_player_count():
             assert set(vals) == {k.name for k in mod.KNOBS}
 
 
+def test_recorded_start_and_pool_files_are_committed():
+    """A file's [provenance] command reruns only if the start file and every ``tuned@FILE`` of its
+    pool (paths relative to the repository root, as the command is run) are committed and load
+    for the file's game and player count."""
+    from simcli.config import schema
+    for game, mod in (("forecasts-bid", fb), ("forecasts-cubes", fc)):
+        for p in mod.PLAYER_COUNTS:
+            prov = schema.load(ROOT / "configs" / "tuned" / f"{game}-{p}p.toml", "tuned")["provenance"]
+            named = [x.partition("@")[2].partition("+")[0] for x in prov["pool"] if x.startswith("tuned@")]
+            if prov["start"] != "heuristic":
+                named.append(prov["start"])
+            for rel in named:
+                assert (ROOT / rel).is_file(), rel
+                tuned.load_file(mod, ROOT / rel, p)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name,players", [("forecasts-cubes-3p", 3), ("sudden-skies-2p", 2)])
-def test_train_reproduces_a_committed_file(name, players):
+@pytest.mark.parametrize("name,players", [("forecasts-cubes-3p", 3), ("sudden-skies-2p", 2),
+                                          ("forecasts-bid-3p", 3)])
+def test_train_reproduces_a_committed_file(name, players, monkeypatch):
     """Committed knobs come back from their recorded settings: the 3-player forecasts-cubes file,
-    and the 2-player sudden-skies one (recorded with ``--horizon`` and ``--no-win-weight``)."""
+    the 2-player sudden-skies one (recorded with ``--horizon`` and ``--no-win-weight``) and the
+    3-player forecasts-bid one (session 12: a ``tuned@FILE`` in its pool, 3,000 final deals; run
+    from the repository root, where its recorded command runs)."""
     from simcli.config import schema
     from simcli.analyses import train as tr
     import kernels
+    monkeypatch.chdir(ROOT)
     f = ROOT / "configs" / "tuned" / f"{name}.toml"
     s = tr.settings_from_file(f)
     mod = kernels.load(s.game)
