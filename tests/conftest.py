@@ -1,5 +1,12 @@
 """Shared test settings: Numba compiles on first call, so Hypothesis gets no deadline."""
+import os
+
 from hypothesis import settings
+
+# Printed tables wrap at $COLUMNS (simcli/report/fmt.py). pytest-xdist's workers inherit
+# COLUMNS=80 from execnet, a plain pytest process none: every test sees the same environment
+# (no COLUMNS: the not-a-tty width); a test about the width sets it itself (monkeypatch).
+os.environ.pop("COLUMNS", None)
 
 settings.register_profile("simcli", deadline=None, max_examples=100)
 settings.load_profile("simcli")
