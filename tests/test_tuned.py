@@ -244,12 +244,13 @@ def test_recorded_start_and_pool_files_are_committed():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,players", [("forecasts-cubes-3p", 3), ("sudden-skies-2p", 2),
-                                          ("forecasts-bid-3p", 3)])
+                                          ("forecasts-bid-3p", 3), ("pgc-5p", 5)])
 def test_train_reproduces_a_committed_file(name, players, monkeypatch):
     """Committed knobs come back from their recorded settings: the 3-player forecasts-cubes file,
     the 2-player sudden-skies one (recorded with ``--horizon`` and ``--no-win-weight``) and the
     3-player forecasts-bid one (session 12: a ``tuned@FILE`` in its pool, 3,000 final deals; run
-    from the repository root, where its recorded command runs)."""
+    from the repository root, where its recorded command runs) and the 5-player pgc one (session
+    12: retrained from a start file with a fixed exploit list)."""
     from simcli.config import schema
     from simcli.analyses import train as tr
     import kernels
