@@ -45,6 +45,22 @@ SLOW = (
 )
 
 
+def pytest_configure(config):
+    """With xdist workers (`-n`, the default in pyproject.toml), compile every game's two big
+    builds (plain and search: `simcli compile`) once, in this controller process, before the
+    workers start, in two processes. Otherwise each worker compiles whatever its first test
+    needs, and on a cold cache both can compile the same build at the same time. A warm cache
+    costs a check of each build (about a second); `SIMCLI_TEST_PRECOMPILE=0` skips it."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    if os.environ.get("SIMCLI_TEST_PRECOMPILE", "1") == "0":
+        return
+    import sys
+
+    from simcli.engine.compile import compile_jobs, compile_jobs_for_games
+    compile_jobs(compile_jobs_for_games([]), lambda line: print(line, file=sys.stderr))
+
+
 def pytest_collection_modifyitems(config, items):
     import pytest
     for item in items:
