@@ -22,6 +22,7 @@ import pytest
 
 from kernels import forecasts_bid as fb
 from kernels import forecasts_cubes as fc
+from kernels import pgc, sudden_skies
 from kernels import layout
 from kernels.spec import MAX_KNOBS, SEAT_KNOBS, SEAT_WIDTH
 from simcli.config import jobs as cfg
@@ -216,30 +217,21 @@ def test_train_is_a_function_of_its_settings(tmp_path):
     assert a != tuned.defaults(fc) or c != tuned.defaults(fc)
 
 
-def test_committed_files_load_for_every_player_count():
-    for game, mod in (("forecasts-bid", fb), ("forecasts-cubes", fc)):
-        for p in mod.PLAYER_COUNTS:
-            f = ROOT / "configs" / "tuned" / f"{game}-{p}p.toml"
-            vals = tuned.load_file(mod, f, p)
-            prov = __import__("simcli.config.schema", fromlist=["x"]).load(f, "tuned")["provenance"]
-            assert prov["game_version"] == mod.VERSION and prov["players"] == p
-            assert set(vals) == {k.name for k in mod.KNOBS}
-
-
-def test_recorded_start_and_pool_files_are_committed():
+@pytest.mark.parametrize("game,mod", [("forecasts-bid", fb), ("forecasts-cubes", fc),
+                                      ("pgc", pgc), ("sudden-skies", sudden_skies)])
+def test_recorded_start_and_pool_files_are_committed(game, mod):
     """A file's [provenance] command reruns only if the start file and every ``tuned@FILE`` of its
     pool (paths relative to the repository root, as the command is run) are committed and load
     for the file's game and player count."""
     from simcli.config import schema
-    for game, mod in (("forecasts-bid", fb), ("forecasts-cubes", fc)):
-        for p in mod.PLAYER_COUNTS:
-            prov = schema.load(ROOT / "configs" / "tuned" / f"{game}-{p}p.toml", "tuned")["provenance"]
-            named = [x.partition("@")[2].partition("+")[0] for x in prov["pool"] if x.startswith("tuned@")]
-            if prov["start"] != "heuristic":
-                named.append(prov["start"])
-            for rel in named:
-                assert (ROOT / rel).is_file(), rel
-                tuned.load_file(mod, ROOT / rel, p)
+    for p in mod.PLAYER_COUNTS:
+        prov = schema.load(ROOT / "configs" / "tuned" / f"{game}-{p}p.toml", "tuned")["provenance"]
+        named = [x.partition("@")[2].partition("+")[0] for x in prov["pool"] if x.startswith("tuned@")]
+        if prov["start"] != "heuristic":
+            named.append(prov["start"])
+        for rel in named:
+            assert (ROOT / rel).is_file(), rel
+            tuned.load_file(mod, ROOT / rel, p)
 
 
 @pytest.mark.slow
