@@ -1314,6 +1314,14 @@ TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) fo
                           dtype=np.int64)
 
 
+@jit
+def ix(i):
+    """A state index known to be >= 0 as an unsigned integer: Numba indexes an array by a signed
+    integer with a wraparound for negative values (a compare and a conditional move per access,
+    measured ~20 instructions per card in tricks_phase), by an unsigned one without."""
+    return np.uint64(i)
+
+
 @jit(inline='always')
 def tricks_phase(st, keys, ctrs, ev, ev_n, search):
     """The round's tricks from trick ``S_TRICK`` (led by ``S_LEADER``, no card played yet: trick
@@ -1325,21 +1333,34 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
     variables and a random seat's next draw computed one ahead (S_NEXT): measured, apply_play's
     reads of the state on every card cost 20-30% of random play. The state fields a policy reads
     (S_LED_SUIT, S_BEST_SEAT, S_PLAYED) are written before it reads them, and every field is as
-    apply_play leaves it when finish_trick collects the trick. With search, a search seat's card
-    comes from mc_play and what each play shows is noted (note_play)."""
+    apply_play leaves it when finish_trick collects the trick (the trick's cards are gathered in
+    a local mask). The seats' policies are read once (``heur``: a bit per heuristic seat); state
+    indices that cannot be negative are unsigned (``ix``). Without search nothing reads the
+    state between the cards but the policies above, so start_trick's resets (every S_PLAYED,
+    S_LED_SUIT, S_BEST_SEAT to -1: all written again before the trick ends) are left to the
+    build with search. With search, a search seat's card comes from mc_play and what each play
+    shows is noted (note_play)."""
     rec = ev.shape[0] > 0
     S = st[S_SEATS]
     H = st[S_HAND_SIZE]
     rival = st[S_RIVAL]
     leader = st[S_LEADER]
     decisions = 0
+    heur = 0
     for s in range(S):      # each seat's next draw, computed ahead of the decision that uses it
         st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
+        if st[S_POLICY + s] == P_HEURISTIC:
+            heur |= 1 << s
     for t in range(st[S_TRICK], H):
-        start_trick(st, leader)
+        if search is not None:
+            start_trick(st, leader)
+        else:
+            st[S_LEADER] = leader
         led = -1
+        row = 0                 # TRICK_STRENGTH's row of the led suit
         best_seat = -1
         best_str = -1
+        pile = np.int64(0)      # the trick's cards
         s = leader
         for j in range(S):
             if s == rival:
@@ -1348,9 +1369,9 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                 st[S_HAND + s] &= ~(ONE << c)
             else:
                 decisions += 1
-                hand = st[S_HAND + s]
+                hand = st[ix(S_HAND + s)]
                 legal = legal_plays(hand, led)      # led = -1 for the trick's first card
-                if st[S_POLICY + s] == P_HEURISTIC:
+                if (heur >> s) & 1:
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
                     c = heuristic_card(st, s, legal)
@@ -1362,21 +1383,23 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                     # rng.below(keys, ctrs, s, n) from the prefetched draw when n >= 2, without a
                     # branch: with n = 1 the index is 0 and the counter stays (the same next draw)
                     n = popcount(legal)
-                    k = np.int64((np.uint64(st[S_NEXT + s]) * np.uint64(n)) >> _S32)
-                    ctr = ctrs[s] + np.int64(n > 1)
-                    ctrs[s] = ctr
-                    st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctr) >> _S32)
+                    k = np.int64((np.uint64(st[ix(S_NEXT + s)]) * np.uint64(n)) >> _S32)
+                    ctr = ctrs[ix(s)] + np.int64(n > 1)
+                    ctrs[ix(s)] = ctr
+                    st[ix(S_NEXT + s)] = np.int64(rng.bits(keys[ix(s)], ctr) >> _S32)
                     c = select_card(legal, k)
-                st[S_HAND + s] = hand & ~(ONE << c)
+                st[ix(S_HAND + s)] = hand & ~(ONE << c)
                 if search is not None:
                     note_play(st, s, c, j, led)
-            st[S_PLAYED + s] = c
+            st[ix(S_PLAYED + s)] = c
+            pile |= ONE << c
             if j == 0:
                 led = suit_of(c)
+                row = led * N_CARDS
                 best_seat = s
-                best_str = TRICK_STRENGTH[led * N_CARDS + c]
+                best_str = TRICK_STRENGTH[ix(row + c)]
             else:
-                x = TRICK_STRENGTH[led * N_CARDS + c]
+                x = TRICK_STRENGTH[ix(row + c)]
                 if x > best_str:
                     best_str = x
                     best_seat = s
@@ -1393,7 +1416,12 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                 s = 0
         st[S_LED_SUIT] = led
         st[S_BEST_SEAT] = best_seat
-        leader = finish_trick(st)
+        # finish_trick, with the trick's cards from ``pile``
+        st[ix(S_WON + best_seat)] += 1
+        st[S_WON_PILE] |= pile
+        st[S_TRICK] += 1
+        st[S_TRICKS_PLAYED] += 1
+        leader = best_seat
         if rec:
             record_event(ev, ev_n, E_TRICK, leader, st[S_ROUND], t, st[S_PLAYED + leader],
                          st[S_WON + leader])
