@@ -1357,6 +1357,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
         else:
             st[S_LEADER] = leader
         led = -1
+        follow = np.int64(0)    # the led suit's cards (none before the lead)
         row = 0                 # TRICK_STRENGTH's row of the led suit
         best_seat = -1
         best_str = -1
@@ -1370,7 +1371,9 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             else:
                 decisions += 1
                 hand = st[ix(S_HAND + s)]
-                legal = legal_plays(hand, led)      # led = -1 for the trick's first card
+                # legal_plays(hand, led) with the led suit's mask taken once per trick
+                legal = hand & follow
+                legal = legal if legal != 0 else hand
                 if (heur >> s) & 1:
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
@@ -1395,6 +1398,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             pile |= ONE << c
             if j == 0:
                 led = suit_of(c)
+                follow = SUIT_MASK[ix(led)]
                 row = led * N_CARDS
                 best_seat = s
                 best_str = TRICK_STRENGTH[ix(row + c)]
