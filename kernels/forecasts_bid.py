@@ -422,6 +422,14 @@ def is_rival(st, s):
     return s == st[S_RIVAL]
 
 
+@jit
+def ix(i):
+    """A state index known to be >= 0 as an unsigned integer: Numba indexes an array by a signed
+    integer with a wraparound for negative values (a compare and a conditional move per access,
+    measured ~20 instructions per card in tricks_phase), by an unsigned one without."""
+    return np.uint64(i)
+
+
 # ---- setup -----------------------------------------------------------------------------------
 @jit
 def init_game(st, players, market_on):
@@ -509,7 +517,7 @@ def deal(st, keys, ctrs, slot):
         deck[i] = i
     for d in range(N_CARDS - 1):
         i = N_CARDS - 1 - d
-        j = st[S_DRAWS + d]
+        j = ix(st[S_DRAWS + d])     # 0 <= j <= i: unsigned, no wraparound (ix)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
@@ -524,20 +532,20 @@ def deal(st, keys, ctrs, slot):
     for o in range(S):            # card i to seat (dealer + 1 + i) mod S: cards o, o + S, ...
         m = np.int64(0)
         for q in range(h):
-            m |= ONE << deck[o + q * S]
+            m |= ONE << deck[ix(o + q * S)]
         st[S_HAND + s] = m
         if is_rival(st, s):
             for q in range(h):
-                st[S_RIVAL_DECK + q] = deck[o + q * S]    # the Rival's hand, in the order dealt
+                st[S_RIVAL_DECK + q] = deck[ix(o + q * S)]    # the Rival's hand, in the order dealt
         s = next_seat(st, s)
     n_draw = DRAW_DECK_SIZE[st[S_PLAYERS]]
     for j in range(n_draw):
-        st[S_DRAW_DECK + j] = deck[S * h + j]
+        st[S_DRAW_DECK + j] = deck[ix(S * h + j)]
     st[S_DECK_TOP] = 0
     st[S_DECK_END] = n_draw
     aside = np.int64(0)
     for i in range(S * h + n_draw, N_CARDS):
-        aside |= ONE << deck[i]
+        aside |= ONE << deck[ix(i)]
     st[S_SET_ASIDE] = aside
     st[S_MARKET] = 0
     st[S_SCRAP] = 0
@@ -1312,14 +1320,6 @@ def seat_play(st, keys, ctrs, s):
 # evaluated in Python at import: the trick phase looks strengths up instead of computing them)
 TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) for c in range(N_CARDS)],
                           dtype=np.int64)
-
-
-@jit
-def ix(i):
-    """A state index known to be >= 0 as an unsigned integer: Numba indexes an array by a signed
-    integer with a wraparound for negative values (a compare and a conditional move per access,
-    measured ~20 instructions per card in tricks_phase), by an unsigned one without."""
-    return np.uint64(i)
 
 
 @jit(inline='always')
