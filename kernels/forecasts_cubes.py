@@ -223,6 +223,14 @@ def legal_plays(hand, led_suit):
     return follow | (hand & (np.int64(follow != 0) - 1))
 
 
+@jit
+def ix(i):
+    """An index known to be >= 0 as an unsigned integer: Numba indexes an array by a signed
+    integer with a wraparound for negative values (a compare and a conditional move per access),
+    by an unsigned one without (the seat index of every card play)."""
+    return np.uint64(i)
+
+
 @jit(inline='always')
 def beats(c, best, led_suit):
     """Does card ``c`` beat ``best``, the card holding a trick led in ``led_suit``? The highest
@@ -993,13 +1001,14 @@ def card_choice(params, seats, s, h, legal, k, t, leader, led_suit, best_card, r
     and without a branch on n: with one legal card the index is 0 and the counter stays (no draw
     is taken); heuristic, tuned: the seat's knobs (with one legal card it plays it); mc, race: by
     search."""
-    pol = seats[s, 0]
+    us = ix(s)
+    pol = seats[us, 0]
     n = popcount(legal)
     if pol == P_RANDOM:
-        r = st.nxt[s]
-        ctr = st.ctrs[s] + np.int64(n > 1)
-        st.ctrs[s] = ctr
-        st.nxt[s] = rng.bits(st.keys[s], ctr) >> _S32
+        r = st.nxt[us]
+        ctr = st.ctrs[us] + np.int64(n > 1)
+        st.ctrs[us] = ctr
+        st.nxt[us] = rng.bits(st.keys[us], ctr) >> _S32
         return select_card(legal, np.int64((r * np.uint64(n)) >> _S32))
     if search is None or not _searches(pol):
         kn = st.kn
@@ -1030,22 +1039,26 @@ def play_trick(params, seats, t, leader, rnd, st, out, row, ev, ev_n, search):
     P = seats.shape[0]
     rec = ev.shape[0] > 0
     led_suit = -1
+    follow = np.int64(0)    # the led suit's cards (none before the lead)
     best_card = -1
     w = leader
     s = leader
     for k in range(P):
-        h = st.hands[s]
-        c = card_choice(params, seats, s, h, legal_plays(h, led_suit), k, t, leader, led_suit,
+        h = st.hands[ix(s)]
+        legal = h & follow      # legal_plays(h, led_suit), the led suit's mask taken once
+        legal = legal if legal != 0 else h
+        c = card_choice(params, seats, s, h, legal, k, t, leader, led_suit,
                         best_card, rnd, st, search)
         if search is not None:  # what a search seat may know: shown voids, cards played this round
             if k > 0 and suit_of(c) != led_suit:
                 st.voids[s] |= 1 << led_suit
             st.round_played[s] |= np.int64(1) << c
-        st.hands[s] = h & ~(np.int64(1) << c)
+        st.hands[ix(s)] = h & ~(np.int64(1) << c)
         if search is not None or rec:
             st.played[s] = c
         if k == 0:
             led_suit = suit_of(c)
+            follow = SUIT_MASK[ix(led_suit)]
             best_card = c
         elif beats(c, best_card, led_suit):
             best_card = c
