@@ -943,7 +943,7 @@ def deal_round(P, rnd, deal_key, st, ev, ev_n, search):
     for s in range(P):
         h = np.int64(0)
         for i in range(s * hand_size, (s + 1) * hand_size):
-            h |= np.int64(1) << st.deck[i]
+            h |= np.int64(1) << st.deck[ix(i)]
         st.hands[s] = h
         if ev.shape[0] > 0:
             record_event(ev, ev_n, E_DEAL, s, rnd, h, rnd % P)
@@ -1060,8 +1060,8 @@ def play_trick(params, seats, t, leader, rnd, st, out, row, ev, ev_n, search):
             led_suit = suit_of(c)
             follow = SUIT_MASK[ix(led_suit)]
             best_card = c
-        elif beats(c, best_card, led_suit):
-            best_card = c
+        elif (follow >> c) & 1 and c > best_card:     # beats(c, best_card, led_suit), without
+            best_card = c                               # suit_of's division per card
             w = s
         if rec:
             record_event(ev, ev_n, E_PLAY, s, rnd, t, c)
