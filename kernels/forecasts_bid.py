@@ -87,8 +87,9 @@ FIXED_POLICIES = ("rival",)
 # too (OBJ_* below)
 OBJECTIVES = ("0 round gain over the others' mean (default), 1 round margin over the strongest "
               "other seat, 2 win chance from the end-of-round standings, 3 win share at the end "
-              "of the game (rollouts play every later round)")
-_OBJECTIVE_ARG = ("objective", 0, 0, 3, OBJECTIVES)
+              "of the game (rollouts play every later round), 4 as 3 for Investment and as 0 for "
+              "every other decision")
+_OBJECTIVE_ARG = ("objective", 0, 0, 4, OBJECTIVES)
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
                       _OBJECTIVE_ARG),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
@@ -1851,7 +1852,9 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
 #   (layout.SHARE_UNIT per win, shared by a tie as the game shares it, after the sudden death),
 #   ties between options broken by OBJ_LEAD's margin at the game's end. It sees what the round
 #   horizon cannot: Investment's worth in later rounds' Markets (issue #24).
-OBJ_MEAN, OBJ_LEAD, OBJ_WIN, OBJ_GAME = 0, 1, 2, 3
+# OBJ_INVEST: OBJ_GAME for the Investment decision (the one whose worth lies in later rounds'
+#   Markets), OBJ_MEAN for every other decision.
+OBJ_MEAN, OBJ_LEAD, OBJ_WIN, OBJ_GAME, OBJ_INVEST = 0, 1, 2, 3, 4
 # S_RACE: how a search seat spends its budget (0: flat, every option on every sample)
 SEARCH_RACE, SEARCH_HALVE = 1, 2
 WIN_SCALE = 1 << 16
@@ -1869,6 +1872,13 @@ RIVAL_DRIFT = -1.84
 _GH_Z, _GH_W = np.polynomial.hermite_e.hermegauss(8)
 GH_Z = np.ascontiguousarray(_GH_Z, dtype=np.float64)
 GH_W = np.ascontiguousarray(_GH_W / np.sqrt(2.0 * np.pi), dtype=np.float64)
+
+
+@jit
+def game_horizon(st, me, dkind):
+    """Whether seat ``me``'s search of a ``dkind`` decision rolls out to the end of the game."""
+    obj = st[S_MCOBJ + me]
+    return obj == OBJ_GAME or (obj == OBJ_INVEST and dkind == D_INVEST)
 
 
 @jit
@@ -1919,14 +1929,14 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     plays = play_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
     obj = st[S_MCOBJ + me]
     v = 0
-    if obj == OBJ_GAME:         # on to the end of the game: the wins at its end, then the margin
+    if game_horizon(st, me, dkind):   # on to the end of the game: its wins, then the margin
         plays += game_rest(sim, rkeys, rctrs, ev, ev_n)
         w, _ = outcome(sim)
         units = 0
         if (w >> me) & 1:
             units = layout.SHARE_UNIT // popcount(w)
         return lead_margin(sim, me), units, plays
-    if obj == OBJ_MEAN:
+    if obj == OBJ_MEAN or obj == OBJ_INVEST:
         for o in range(S):
             d = sim[S_REP + o] - st[S_REP + o]
             v += (S - 1) * d if o == me else -d
@@ -1975,7 +1985,7 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     # a round whose scoring can end the game (the last regular round, the sudden death): the
     # samples' win units come first, so an option that wins the game in every sample is taken
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
-             or st[S_MCOBJ + me] == OBJ_GAME)
+             or game_horizon(st, me, dkind))
     wins = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     plays = 0
@@ -2010,7 +2020,7 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
-             or st[S_MCOBJ + me] == OBJ_GAME)
+             or game_horizon(st, me, dkind))
     alive, total, Sd, Qd = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
@@ -2049,7 +2059,7 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
-             or st[S_MCOBJ + me] == OBJ_GAME)
+             or game_horizon(st, me, dkind))
     alive, total, _, _ = race.new_race(n_opt)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     plays = 0

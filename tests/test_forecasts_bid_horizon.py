@@ -13,17 +13,21 @@ from tests.helpers import reproducible_rows
 from tests.test_forecasts_bid_mc import MC_SEAT, search_card, winning_card_position
 
 
-def test_objective_3_is_the_game_horizon_and_4_is_refused_naming_the_choices():
+def test_objectives_3_and_4_are_labels_and_5_is_refused_naming_the_choices():
     valid, args = fb.POLICIES, fb.POLICY_ARGS
     for name in ("mc", "race", "halve"):
         label, row = cfg.parse_policy(f"{name}:8:tuned:3", valid, args)
         assert label == f"{name}:8:tuned:3" and row[3] == fb.OBJ_GAME == 3
-    with pytest.raises(SimError) as e:
-        cfg.parse_policy("mc:16:heuristic:4", valid, args)
-    msg = str(e.value)
-    assert "\n" not in msg and "0..3" in msg
-    for choice in ("0 round gain", "1 round margin", "2 win chance", "3 win share at the end of the game"):
-        assert choice in msg
+        label, row = cfg.parse_policy(f"{name}:8::4", valid, args)
+        assert label == f"{name}:8:heuristic:4" and row[3] == fb.OBJ_INVEST == 4
+    for bad in ("mc:16:heuristic:5", "mc:16:heuristic:-1", "mc:16:heuristic:game"):
+        with pytest.raises(SimError) as e:
+            cfg.parse_policy(bad, valid, args)
+        msg = str(e.value)
+        assert "\n" not in msg and "0..4" in msg
+        for choice in ("0 round gain", "1 round margin", "2 win chance",
+                       "3 win share at the end of the game", "4 as 3 for Investment"):
+            assert choice in msg
 
 
 def invest_position(players, rnd, objective, budget=3, seed=4, spend=0, rep=5):
@@ -80,6 +84,28 @@ def test_game_horizon_rollouts_play_to_the_end_of_the_game(players, rounds_left)
             assert plays > per_round * rollouts     # past this round
 
 
+def test_objective_4_rolls_out_to_the_game_end_for_investment_only():
+    """OBJ_INVEST: an Investment decision is searched to the end of the game (as objective 3:
+    the same rollouts, the same choice), every other decision exactly as objective 0 (the same
+    card and the same rollout plays in the AD/2C position below)."""
+    for rounds_left in (1, 3):
+        out = {}
+        for obj in (fb.OBJ_GAME, fb.OBJ_INVEST):
+            st, keys, ctrs, j = invest_position(4, 5 - rounds_left, obj, budget=5)
+            yes = int(fb.mc_invest(st, keys, ctrs, MC_SEAT, j))
+            out[obj] = (yes, int(st[fb.S_COUNT + fb.C_MC_PLAYS]), ctrs.tolist())
+        assert out[fb.OBJ_GAME] == out[fb.OBJ_INVEST]
+        assert out[fb.OBJ_INVEST][1] >= 40 * rounds_left * 10
+    for seed in range(2):
+        got = {}
+        for obj in (fb.OBJ_MEAN, fb.OBJ_INVEST):
+            st, c = winning_card_position(8, rounds_left=1, objective=obj)
+            card, after, ctrs = search_card(st, seed)
+            got[obj] = (card, int(after[fb.S_COUNT + fb.C_MC_PLAYS]), ctrs.tolist())
+        assert got[fb.OBJ_MEAN] == got[fb.OBJ_INVEST]
+        assert got[fb.OBJ_MEAN][0] == c["2C"]
+
+
 @pytest.mark.parametrize("players", [4, 2])
 def test_later_deals_come_from_the_search_stream_not_the_games_deal(players):
     """The game's own DEAL / AUX keys (what the coming rounds will really be dealt from) do not
@@ -99,7 +125,7 @@ def test_later_deals_come_from_the_search_stream_not_the_games_deal(players):
 
 
 @pytest.mark.parametrize("players,seats", [
-    (4, "mc:2:heuristic:3,heuristic,race:2:random:3,halve:2:tuned:3"),
+    (4, "mc:2:heuristic:3,heuristic,race:2:random:3,halve:2:tuned:4"),
     (3, "mc:2:tuned:3,mc:2:heuristic,heuristic"),
     (2, "mc:2:heuristic:3,mc:2:random:3")])
 def test_game_horizon_results_are_identical_across_threads_and_chunks(players, seats):
