@@ -18,8 +18,9 @@ stream r; the Rival Deck's shuffle on the ``AUX`` stream r; each seat's random d
 nothing). The draw protocol per decision is in docs/games/forecasts-bid.md.
 
 The search player ``mc`` (section "search player" below) samples what a seat cannot see, plays
-every option forward to the end of the round on copies of ``st`` with the same phase functions,
-and draws only on its own ``SEARCH`` stream (slot S + 2 + seat).
+every option forward to the end of the round (objectives 3 and 4: of the game, ``game_rest``) on
+copies of ``st`` with the same phase functions, and draws only on its own ``SEARCH`` stream
+(slot S + 2 + seat).
 """
 from __future__ import annotations
 
@@ -276,7 +277,7 @@ S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
 S_KNOB = S_WATCH + MAX_SEATS       # + NK * seat: the seat's knobs (KNOBS; a heuristic seat: the defaults)
 S_RACE = S_KNOB + NK * MAX_SEATS   # + seat: 1 when its search is raced (``race``), 2 by successive
                                    # halving (``halve``); its S_POLICY is P_MC
-S_MCOBJ = S_RACE + MAX_SEATS       # + seat: its search's objective (OBJ_MEAN, OBJ_LEAD, OBJ_WIN, OBJ_GAME)
+S_MCOBJ = S_RACE + MAX_SEATS       # + seat: its search's objective (OBJ_MEAN .. OBJ_INVEST)
 ST_SIZE = S_MCOBJ + MAX_SEATS
 
 # ---- restrictions (restricted play, ``POLICY+RESTRICTION``; docs/games/forecasts-bid.md) -------
@@ -1920,7 +1921,9 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
     ``sim``): value = me's objective (S_MCOBJ: OBJ_MEAN, (S - 1) x me's Reputation change minus
     the other seats' changes; OBJ_LEAD; OBJ_WIN, its margin in a round that can end the game); win units
-    (a round that can end the game, ``final``): layout.SHARE_UNIT per win, shared by a tie."""
+    (a round that can end the game, ``final``): layout.SHARE_UNIT per win, shared by a tie. On the
+    game horizon (OBJ_GAME; OBJ_INVEST at an Investment) the rollout goes on to the end of the
+    game (game_rest): the wins at its end, and its margin there as the value."""
     S = st[S_SEATS]
     for x in range(ST_SIZE):
         sim[x] = det[x]
@@ -1970,7 +1973,8 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
     sum of the sample values of its objective (S_MCOBJ; OBJ_MEAN: (S - 1) x its Reputation change
     this round minus the other seats' changes, S times its lead over their mean change; OBJ_LEAD,
-    OBJ_WIN above); in a round that can end the game, first the win units
+    OBJ_WIN, OBJ_GAME, OBJ_INVEST above); in a round that can end the game (on the game horizon:
+    in every round), first the win units
     it takes in the samples (layout.SHARE_UNIT per win, shared by a tie for the lead). Each sample re-deals what me cannot see once and plays
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream). A ``race`` seat
