@@ -18,8 +18,9 @@ stream r; the Rival Deck's shuffle on the ``AUX`` stream r; each seat's random d
 nothing). The draw protocol per decision is in docs/games/forecasts-bid.md.
 
 The search player ``mc`` (section "search player" below) samples what a seat cannot see, plays
-every option forward to the end of the round on copies of ``st`` with the same phase functions,
-and draws only on its own ``SEARCH`` stream (slot S + 2 + seat).
+every option forward to the end of the round (objectives 3 and 4: of the game, ``game_rest``) on
+copies of ``st`` with the same phase functions, and draws only on its own ``SEARCH`` stream
+(slot S + 2 + seat).
 """
 from __future__ import annotations
 
@@ -82,14 +83,20 @@ FIXED_POLICIES = ("rival",)
 # mc:BUDGET:ROLLOUT:OBJECTIVE - what a sample is worth to the searching seat (issue #24):
 # 0 = its Reputation change minus the other seats' mean change (the default, as before),
 # 1 = its margin over the strongest other seat at the end of the round, 2 = its chance to win the
-# game from the end-of-round standings (OBJ_* below); every one takes the samples' wins first in a
-# round that can end the game
+# game from the end-of-round standings; every one takes the samples' wins first in a round that
+# can end the game; 3 = its win share at the end of the game: the rollouts play every later round
+# too (OBJ_* below)
+OBJECTIVES = ("0 round gain over the others' mean (default), 1 round margin over the strongest "
+              "other seat, 2 win chance from the end-of-round standings, 3 win share at the end "
+              "of the game (rollouts play every later round), 4 as 3 for Investment and as 0 for "
+              "every other decision")
+_OBJECTIVE_ARG = ("objective", 0, 0, 4, OBJECTIVES)
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
-                      ("objective", 0, 0, 2)),
+                      _OBJECTIVE_ARG),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
-                        ("objective", 0, 0, 2)),
+                        _OBJECTIVE_ARG),
                "halve": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
-                         ("objective", 0, 0, 2))}
+                         _OBJECTIVE_ARG)}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly. Estimates are in
@@ -270,7 +277,7 @@ S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
 S_KNOB = S_WATCH + MAX_SEATS       # + NK * seat: the seat's knobs (KNOBS; a heuristic seat: the defaults)
 S_RACE = S_KNOB + NK * MAX_SEATS   # + seat: 1 when its search is raced (``race``), 2 by successive
                                    # halving (``halve``); its S_POLICY is P_MC
-S_MCOBJ = S_RACE + MAX_SEATS       # + seat: its search's objective (OBJ_MEAN, OBJ_LEAD, OBJ_WIN)
+S_MCOBJ = S_RACE + MAX_SEATS       # + seat: its search's objective (OBJ_MEAN .. OBJ_INVEST)
 ST_SIZE = S_MCOBJ + MAX_SEATS
 
 # ---- restrictions (restricted play, ``POLICY+RESTRICTION``; docs/games/forecasts-bid.md) -------
@@ -1774,6 +1781,51 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
     return plays
 
 
+@jit_borrowing   # allocates nothing; its caller (mc_search) owns every array
+def game_rest(st, keys, ctrs, ev, ev_n):
+    """After a rollout's round is scored (round_rest): play every later round to the end of the
+    game as play_one does (end_of_round's test, a sudden death among the tied after the regular
+    rounds), every seat on the rollout's policies (``search`` None), and return the card plays
+    simulated. The round cap is not applied: the rules never need more than one sudden death.
+    Streams: the seats' slots go on; each later round r deals from rng.index_key(the sample's
+    deal key, r) and (2p) shuffles the Rival Deck from rng.index_key(its aux key, r), so every
+    option of a sample sees the same later deals (common random numbers) and none of them is the
+    game's own deal (the sample's keys come from the searching seat's SEARCH stream). The
+    sample's keys are restored before returning (the next option starts from them)."""
+    S = st[S_SEATS]
+    deal_slot = S + SLOT_DEAL_OFFSET
+    aux_slot = S + SLOT_AUX_OFFSET
+    kd = keys[deal_slot]
+    ka = keys[aux_slot]
+    plays = 0
+    while True:
+        st[S_ROUND] += 1
+        if st[S_ROUND] >= st[S_ROUNDS]:
+            winners, sudden = outcome(st)
+            if not sudden:
+                break
+            st[S_CONTENDERS] = winners
+        round_start(st, ev, ev_n)
+        invest_phase(st, keys, ctrs, ev, ev_n, 0, None)
+        keys[deal_slot] = rng.index_key(kd, st[S_ROUND])
+        ctrs[deal_slot] = 0
+        deal(st, keys, ctrs, deal_slot)
+        bid_phase(st, keys, ctrs, ev, ev_n, 0, None)
+        if st[S_MARKET_ON]:
+            market_phase(st, keys, ctrs, ev, ev_n, 0, None)
+        if st[S_RIVAL] >= 0:
+            keys[aux_slot] = rng.index_key(ka, st[S_ROUND])
+            ctrs[aux_slot] = 0
+            build_rival_deck(st, keys, ctrs, aux_slot)
+        first_trick(st)
+        plays += S * st[S_HAND_SIZE]
+        tricks_phase(st, keys, ctrs, ev, ev_n, None)
+        scoring_phase(st, ev, ev_n)
+    keys[deal_slot] = kd
+    keys[aux_slot] = ka
+    return plays
+
+
 @jit
 def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
@@ -1835,7 +1887,14 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
 #   round: the margin to the leader, or over the nearest threat when ahead.
 # OBJ_WIN: its chance to win the game from the end-of-round standings, WIN_SCALE x P; in a round
 #   that can end the game (no rounds left to estimate over) the wins, then OBJ_LEAD's margin.
-OBJ_MEAN, OBJ_LEAD, OBJ_WIN = 0, 1, 2
+# OBJ_GAME: the horizon is the end of the game (game_rest: every later round is played out with
+#   new deals from the sample's streams); a sample is worth its win units at the game's end
+#   (layout.SHARE_UNIT per win, shared by a tie as the game shares it, after the sudden death),
+#   ties between options broken by OBJ_LEAD's margin at the game's end. It sees what the round
+#   horizon cannot: Investment's worth in later rounds' Markets (issue #24).
+# OBJ_INVEST: OBJ_GAME for the Investment decision (the one whose worth lies in later rounds'
+#   Markets), OBJ_MEAN for every other decision.
+OBJ_MEAN, OBJ_LEAD, OBJ_WIN, OBJ_GAME, OBJ_INVEST = 0, 1, 2, 3, 4
 # S_RACE: how a search seat spends its budget (0: flat, every option on every sample)
 SEARCH_RACE, SEARCH_HALVE = 1, 2
 WIN_SCALE = 1 << 16
@@ -1853,6 +1912,13 @@ RIVAL_DRIFT = -1.84
 _GH_Z, _GH_W = np.polynomial.hermite_e.hermegauss(8)
 GH_Z = np.ascontiguousarray(_GH_Z, dtype=np.float64)
 GH_W = np.ascontiguousarray(_GH_W / np.sqrt(2.0 * np.pi), dtype=np.float64)
+
+
+@jit
+def game_horizon(st, me, dkind):
+    """Whether seat ``me``'s search of a ``dkind`` decision rolls out to the end of the game."""
+    obj = st[S_MCOBJ + me]
+    return obj == OBJ_GAME or (obj == OBJ_INVEST and dkind == D_INVEST)
 
 
 @jit
@@ -1894,7 +1960,9 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
     ``sim``): value = me's objective (S_MCOBJ: OBJ_MEAN, (S - 1) x me's Reputation change minus
     the other seats' changes; OBJ_LEAD; OBJ_WIN, its margin in a round that can end the game); win units
-    (a round that can end the game, ``final``): layout.SHARE_UNIT per win, shared by a tie."""
+    (a round that can end the game, ``final``): layout.SHARE_UNIT per win, shared by a tie. On the
+    game horizon (OBJ_GAME; OBJ_INVEST at an Investment) the rollout goes on to the end of the
+    game (game_rest): the wins at its end, and its margin there as the value."""
     S = st[S_SEATS]
     for x in range(ST_SIZE):
         sim[x] = det[x]
@@ -1903,7 +1971,14 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     plays = play_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
     obj = st[S_MCOBJ + me]
     v = 0
-    if obj == OBJ_MEAN:
+    if game_horizon(st, me, dkind):   # on to the end of the game: its wins, then the margin
+        plays += game_rest(sim, rkeys, rctrs, ev, ev_n)
+        w, _ = outcome(sim)
+        units = 0
+        if (w >> me) & 1:
+            units = layout.SHARE_UNIT // popcount(w)
+        return lead_margin(sim, me), units, plays
+    if obj == OBJ_MEAN or obj == OBJ_INVEST:
         for o in range(S):
             d = sim[S_REP + o] - st[S_REP + o]
             v += (S - 1) * d if o == me else -d
@@ -1937,7 +2012,8 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     """Index of the best of ``opts[:n_opt]`` for seat ``me``: over its budget of samples, the
     sum of the sample values of its objective (S_MCOBJ; OBJ_MEAN: (S - 1) x its Reputation change
     this round minus the other seats' changes, S times its lead over their mean change; OBJ_LEAD,
-    OBJ_WIN above); in a round that can end the game, first the win units
+    OBJ_WIN, OBJ_GAME, OBJ_INVEST above); in a round that can end the game (on the game horizon:
+    in every round), first the win units
     it takes in the samples (layout.SHARE_UNIT per win, shared by a tie for the lead). Each sample re-deals what me cannot see once and plays
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream). A ``race`` seat
@@ -1951,7 +2027,8 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     total = np.zeros(n_opt, dtype=np.int64)
     # a round whose scoring can end the game (the last regular round, the sudden death): the
     # samples' win units come first, so an option that wins the game in every sample is taken
-    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+             or game_horizon(st, me, dkind))
     wins = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     plays = 0
@@ -1985,7 +2062,8 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     WIN_WEIGHT x its win units in a round that can end the game."""
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
-    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+             or game_horizon(st, me, dkind))
     alive, total, Sd, Qd = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
@@ -2023,7 +2101,8 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
     starts at counter base + m x race.STRIDE of stream ``slot``, as in the race."""
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
-    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+             or game_horizon(st, me, dkind))
     alive, total, _, _ = race.new_race(n_opt)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     plays = 0

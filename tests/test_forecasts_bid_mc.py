@@ -260,7 +260,8 @@ def test_mc_plays_for_the_lead_not_for_a_gain_over_the_mean(objective):
 
 def test_objective_is_a_third_argument_and_old_labels_stay():
     """``mc:B:ROLLOUT`` keeps its label and row (objective 0, the old search); ``:1`` / ``:2``
-    select the margin and win-chance objectives, for ``race`` too; 3 is refused."""
+    select the margin and win-chance objectives, for ``race`` too; 3 is the game horizon
+    (test_forecasts_bid_horizon.py); a number past the last objective is refused."""
     from simcli.errors import SimError
     valid, args = fb.POLICIES, fb.POLICY_ARGS
     label, row = cfg.parse_policy("mc:16", valid, args)
@@ -272,7 +273,7 @@ def test_objective_is_a_third_argument_and_old_labels_stay():
     label, row = cfg.parse_policy("race:8::1", valid, args)
     assert label == "race:8:heuristic:1" and row[3] == fb.OBJ_LEAD
     with pytest.raises(SimError):
-        cfg.parse_policy("mc:16:heuristic:3", valid, args)
+        cfg.parse_policy(f"mc:16:heuristic:{args['mc'][2][3] + 1}", valid, args)
     job = cfg.resolve("forecasts-bid", players=4, seats="mc:2:heuristic:2,heuristic,heuristic,heuristic")
     assert job.seats[0, 3] == fb.OBJ_WIN
 

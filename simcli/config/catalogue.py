@@ -32,6 +32,9 @@ def describe_games() -> list[dict]:
                       for r in mod.RULES],
             "policies": [p for p in mod.POLICIES if p not in getattr(mod, "FIXED_POLICIES", ())],
             "restrictions": [{"name": r.name, "help": r.help} for r in getattr(mod, "RESTRICTIONS", ())],
+            "policy_args": {p: [{"name": a[0], "default": a[1], "lo": a[2], "hi": a[3],
+                                 "means": a[4] if len(a) > 4 else ""} for a in args]
+                            for p, args in getattr(mod, "POLICY_ARGS", {}).items()},
             "designed_play": cfg.designed_play(gid),
             "knobs": [{"name": k.name, "default": k.default, "lo": k.lo, "hi": k.hi, "help": k.help}
                       for k in getattr(mod, "KNOBS", ())],
@@ -106,6 +109,20 @@ def lines(info: list[dict]) -> list[str]:
         out.append("  rules:")
         out += [f"    {r['name']} = {_value(r['default'])}  [{r['domain']}]  {r['help']}" for r in g["rules"]]
         out.append(f"  policies: {', '.join(g['policies'])} (designed play: {g['designed_play']})")
+        pargs = g.get("policy_args", {})
+        if pargs:
+            out.append("  policy arguments: " + ", ".join(
+                p + "".join(f":{a['name'].upper()}" for a in args) for p, args in pargs.items()))
+            seen = set()
+            for args in pargs.values():
+                for a in args:
+                    key = (a["name"], a["lo"], a["hi"], a["means"])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    dom = f"{a['lo']}..{a['hi']}" if a["lo"] is not None else "a policy"
+                    out.append(f"    {a['name'].upper()} = {a['default']}  [{dom}]"
+                               + (f"  {a['means']}" if a["means"] else ""))
         if g["restrictions"]:
             out.append(f"  restrictions (POLICY+NAME, e.g. {restriction_example(g)}):")
             out += [f"    {r['name']}  {r['help']}" for r in g["restrictions"]]

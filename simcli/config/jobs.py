@@ -106,8 +106,9 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
     """``name[:arg:arg][+restriction...]`` -> (canonical text with every argument, seats row).
 
     ``arg_specs`` (a module's ``POLICY_ARGS``) gives, per parameterised policy, its arguments as
-    ``(name, default, lo, hi)`` for numbers or ``(name, default_policy_name, None, None)`` for a
-    policy argument (stored as that policy's code). Missing arguments take their defaults.
+    ``(name, default, lo, hi)`` for numbers (optionally a fifth item, the text naming what each
+    value means, quoted when a value is refused) or ``(name, default_policy_name, None, None)``
+    for a policy argument (stored as that policy's code). Missing arguments take their defaults.
     ``restrictions`` (a module's ``RESTRICTIONS``) are the names allowed after ``+``: their bits
     go to the row's forbid mask, and the label lists them in declaration order.
     ``tuned@FILE`` names a knob file for a ``tuned`` seat; ``knobs(FILE or None)`` (simcli/config/tuned.py,
@@ -132,7 +133,9 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
         raise SimError(f"policy {spec.strip()!r} takes at most {len(specs)} argument(s)"
                        + (f" ({name}:{allowed})" if specs else ""))
     words = [name]
-    for i, (aname, default, lo, hi) in enumerate(specs):
+    for i, arg_spec in enumerate(specs):
+        aname, default, lo, hi = arg_spec[:4]
+        means = f" ({arg_spec[4]})" if len(arg_spec) > 4 else ""
         a = args[i] if i < len(args) and args[i] != "" else str(default)
         if lo is None:  # a policy-valued argument
             inner = {k: v for k, v in valid.items() if k not in (arg_specs or {})}
@@ -143,9 +146,9 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
             try:
                 v = int(a)
             except ValueError:
-                raise SimError(f"policy {spec.strip()!r}: {aname} {a!r} is not a whole number in {lo}..{hi}") from None
+                raise SimError(f"policy {spec.strip()!r}: {aname} {a!r} is not a whole number in {lo}..{hi}{means}") from None
             if not lo <= v <= hi:
-                raise SimError(f"policy {spec.strip()!r}: {aname} {v} is outside {lo}..{hi}")
+                raise SimError(f"policy {spec.strip()!r}: {aname} {v} is outside {lo}..{hi}{means}")
             row[1 + i] = v
         words.append(a)
     # an argument whose default is 0 means "as the rules say": left out of the label when unset
