@@ -33,7 +33,8 @@ from . import arc, builds, layout, race, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, FOLLOW_MASK, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
+    card_name, follow_or_any, highest_bit, ix, lowest_bit, nth_bit, popcount, rank_of,
+    select_card, suit_of,
 )
 from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -429,14 +430,6 @@ def is_rival(st, s):
     return s == st[S_RIVAL]
 
 
-@jit
-def ix(i):
-    """A state index known to be >= 0 as an unsigned integer: Numba indexes an array by a signed
-    integer with a wraparound for negative values (a compare and a conditional move per access,
-    measured ~20 instructions per card in tricks_phase), by an unsigned one without."""
-    return np.uint64(i)
-
-
 # ---- setup -----------------------------------------------------------------------------------
 @jit
 def init_game(st, players, market_on):
@@ -735,10 +728,18 @@ def start_trick(st, leader):
 @jit
 def finish_trick(st):
     """The winner collects the trick and leads the next; returns the winner."""
-    w = st[S_BEST_SEAT]
-    st[S_WON + w] += 1
+    pile = np.int64(0)
     for s in range(st[S_SEATS]):
-        st[S_WON_PILE] |= ONE << st[S_PLAYED + s]
+        pile |= ONE << st[S_PLAYED + s]
+    return collect_trick(st, st[S_BEST_SEAT], pile)
+
+
+@jit(inline='always')
+def collect_trick(st, w, pile):
+    """Seat ``w`` collects the trick whose cards are ``pile`` and leads the next; returns ``w``
+    (finish_trick's work, for tricks_phase, which gathers the pile as the cards fall)."""
+    st[ix(S_WON + w)] += 1
+    st[S_WON_PILE] |= pile
     st[S_TRICK] += 1
     st[S_TRICKS_PLAYED] += 1
     return w
@@ -1385,9 +1386,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
             else:
                 decisions += 1
                 hand = st[ix(S_HAND + s)]
-                # legal_plays(hand, led) with the led suit's mask taken once per trick
-                legal = hand & follow
-                legal = legal if legal != 0 else hand
+                legal = follow_or_any(hand, follow)
                 if (heur >> s) & 1:
                     st[S_LED_SUIT] = led
                     st[S_BEST_SEAT] = best_seat
@@ -1434,12 +1433,7 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
                 s = 0
         st[S_LED_SUIT] = led
         st[S_BEST_SEAT] = best_seat
-        # finish_trick, with the trick's cards from ``pile``
-        st[ix(S_WON + best_seat)] += 1
-        st[S_WON_PILE] |= pile
-        st[S_TRICK] += 1
-        st[S_TRICKS_PLAYED] += 1
-        leader = best_seat
+        leader = collect_trick(st, best_seat, pile)
         if rec:
             record_event(ev, ev_n, E_TRICK, leader, st[S_ROUND], t, st[S_PLAYED + leader],
                          st[S_WON + leader])

@@ -36,7 +36,8 @@ from ._jit import jit, jit_borrowing, pjit
 #   next random bits are computed one draw ahead (``nxt``).
 from .cards import (
     FOLLOW_MASK, HEARTS, DIAMONDS, N_CARDS, N_RANKS, RANK_10, RANK_A, SUIT_MASK,
-    card_name, highest_bit, lowest_bit, nth_bit, popcount, rank_of, select_card, suit_of,
+    card_name, follow_or_any, highest_bit, ix, lowest_bit, nth_bit, popcount, rank_of,
+    select_card, suit_of,
 )
 from .knobs import load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -221,14 +222,6 @@ def legal_plays(hand, led_suit):
     follow mask of "no suit led" is empty (FOLLOW_MASK), and a void keeps the whole hand."""
     follow = hand & FOLLOW_MASK[led_suit + 1]
     return follow | (hand & (np.int64(follow != 0) - 1))
-
-
-@jit
-def ix(i):
-    """An index known to be >= 0 as an unsigned integer: Numba indexes an array by a signed
-    integer with a wraparound for negative values (a compare and a conditional move per access),
-    by an unsigned one without (the seat index of every card play)."""
-    return np.uint64(i)
 
 
 @jit(inline='always')
@@ -1045,9 +1038,7 @@ def play_trick(params, seats, t, leader, rnd, st, out, row, ev, ev_n, search):
     s = leader
     for k in range(P):
         h = st.hands[ix(s)]
-        legal = h & follow      # legal_plays(h, led_suit), the led suit's mask taken once
-        legal = legal if legal != 0 else h
-        c = card_choice(params, seats, s, h, legal, k, t, leader, led_suit,
+        c = card_choice(params, seats, s, h, follow_or_any(h, follow), k, t, leader, led_suit,
                         best_card, rnd, st, search)
         if search is not None:  # what a search seat may know: shown voids, cards played this round
             if k > 0 and suit_of(c) != led_suit:
