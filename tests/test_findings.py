@@ -245,3 +245,33 @@ def test_a_balanced_game_flags_no_seat(tmp_path):
     assert r.exit_code == 0, r.output
     assert "Verdict: nothing out of balance at threshold 0.02" in r.output
     assert not pl.read_parquet(tmp_path / "r" / "findings.parquet")["flagged"].any()
+
+
+def test_a_verdict_at_one_level_of_play_names_that_play_and_how_to_check_others():
+    # issue #24: the heuristic's verdicts can reverse under stronger play, so a flagged verdict of a
+    # run without a skill column says which play produced it and points at --skill
+    table = fd.build({"seats": _seats([0.4169, 0.2915, 0.2916])})
+    lines = fd.verdict_lines(table)
+    note = [ln for ln in lines if "one level of play" in ln]
+    assert len(note) == 1 and "one level of play: heuristic x3." in note[0] and "--skill" in note[0]
+    # a command that is itself the comparison across levels (ladder) leaves it out
+    assert not any("one level of play" in ln for ln in fd.verdict_lines(table, fd.Settings(skill_note=False)))
+    # nothing flagged: no note
+    quiet = fd.build({"seats": _seats([0.2510, 0.2490, 0.2505, 0.2495])})
+    assert not any("one level of play" in ln for ln in fd.verdict_lines(quiet))
+    # a run with a skill column already compares levels: no note
+    skilled = fd.build({"seats": _seats([0.4169, 0.2915, 0.2916]).with_columns(pl.lit("heuristic").alias("skill"))})
+    assert "skill" in skilled.columns
+    assert not any("one level of play" in ln for ln in fd.verdict_lines(skilled))
+
+
+def test_an_underflowed_p_value_is_not_followed_by_or_less():
+    # three seats at z >= 41 (0.0833 / 0.002): every p underflows to 0, printed "<1e-300";
+    # "<1e-300 or less" would say "less" twice
+    table = fd.build({"seats": _seats([0.5, 0.25, 0.25])})
+    assert table["p_holm"].max() == 0.0
+    line = fd.verdict_lines(table)[1]
+    assert "<1e-300)" in line and "or less" not in line
+    # p-values that are numbers keep "or less" (the worst of several seats is shown)
+    mid = fd.build({"seats": _seats([0.5 + 0.03, 0.5 - 0.03], se=0.03 / 2.5)})
+    assert "or less)" in fd.verdict_lines(mid, fd.Settings(threshold=0.01))[1]

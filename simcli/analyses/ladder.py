@@ -100,6 +100,7 @@ def parse_budgets(text: str) -> list[int]:
 class LadderAnalysis(Analysis):
     """`simcli ladder` on the run pipeline: every rung a rotated job; prints and writes the ladder."""
     name = "ladder"
+    has_skill = False   # the ladder is itself the comparison across levels
 
     def __init__(self, pairs, budgets: str, rollout: str):
         self.pairs, self.budgets, self.rollout = pairs, budgets, rollout

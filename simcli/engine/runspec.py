@@ -153,6 +153,7 @@ class Analysis:
     progress, printing, one meta.json shape, the output contract, the "wrote N files" line).
     """
     name = "run"
+    has_skill = True   # the command takes --skill: a verdict at one level of play says how to check others
 
     def header(self, spec: RunSpec) -> list[str]:
         """Printed before anything is played: what is simulated, with which play, what --games counts."""
@@ -183,7 +184,8 @@ class Analysis:
     def verdict(self, spec: RunSpec, tables: dict, results) -> None:
         """The findings: printed last (worst first), and added to the tables as ``findings``."""
         from simcli.report import findings
-        findings.add_to(tables, findings.Settings(threshold=spec.threshold), spec.echo)
+        findings.add_to(tables, findings.Settings(threshold=spec.threshold, skill_note=self.has_skill),
+                        spec.echo)
 
     def files(self, spec: RunSpec, tables: dict) -> dict:
         """Extra files (name -> bytes) beside the tables."""

@@ -56,6 +56,7 @@ class Settings:
     threshold: float = DEFAULT_THRESHOLD
     alpha: float = DEFAULT_ALPHA
     target: dict = field(default_factory=dict)   # tune: {"metric", "goal", "value"}
+    skill_note: bool = True      # a one-level verdict says how to check it at others (--skill)
 
 
 # ------------------------------------------------------------------ rows of each kind
@@ -365,7 +366,27 @@ def verdict_lines(findings: pl.DataFrame, settings: Settings | None = None) -> l
     lines = [f"Verdict: {flagged.height} finding(s), worst first ({how}):"]
     for rows in by_job(flagged):
         lines.append("  ! " + grouped_line(rows))
-    return lines
+    return lines + (one_level_note(findings, flagged) if s.skill_note else [])
+
+
+# kinds that claim something about the game (not about a command's own search, rung or baseline)
+GAME_KINDS = ("seat", "policy", "timeouts", "restriction")
+
+
+def one_level_note(findings: pl.DataFrame, flagged: pl.DataFrame) -> list[str]:
+    """A line under a verdict measured at one level of play: which play produced it, and how to
+    check it at others (issue #24: stronger players reverse several of the heuristic's verdicts).
+    Nothing when the run already has a ``skill`` column or no flagged row is about the game."""
+    if "skill" in findings.columns:
+        return []
+    from simcli.report.fmt import short_policies
+    plays = sorted({short_policies(r["policies"]) for r in flagged.iter_rows(named=True)
+                    if r["kind"] in GAME_KINDS and r["policies"]})
+    if not plays:
+        return []
+    return [f"  (one level of play: {'; '.join(plays)}. A verdict can change with the players' "
+            f"strength (docs/search.md, \"Verdicts across skill\"): rerun with --skill heuristic,tuned,mc:16 "
+            f"to play the same deals at each level.)"]
 
 
 def by_job(flagged: pl.DataFrame) -> list[list[dict]]:
@@ -387,7 +408,8 @@ def grouped_line(rows: list[dict]) -> str:
         text += "; also " + ", ".join(f"{r['subject']} {r['effect']:+.3f}" for r in rows[1:])
     ps = [r["p_holm"] for r in rows if r["p_holm"] is not None]
     if ps:
-        text += f" (p_holm {fmt_p(max(ps))}" + (" or less)" if len(ps) > 1 else ")")
+        worst = fmt_p(max(ps))
+        text += f" (p_holm {worst}" + (" or less)" if len(ps) > 1 and not worst.startswith("<") else ")")
     return text
 
 
