@@ -433,8 +433,21 @@ def is_rival(st, s):
 # ---- setup -----------------------------------------------------------------------------------
 @jit
 def init_game(st, players, market_on):
-    """Setup: Market Spend on 3, Reputation 0 (the Rival: 20), seat 0 the first dealer."""
-    st[:] = -1
+    """Setup: Market Spend on 3, Reputation 0 (the Rival: 20), seat 0 the first dealer.
+
+    Every word of ``st`` is written: the blocks set below, and -1 (none) in the rest (the header's
+    other fields, S_BID, S_PLAYED, the three decks, S_DRAWS and S_NEXT). The -1 blocks are filled
+    one by one instead of ``st[:] = -1`` over the whole vector first (a 2.8 KB fill: ~2.9k of the
+    ~39k instructions of a random 4-player game, as valgrind counts ``rep stosb``)."""
+    for i in range(S_HAND):
+        st[i] = -1
+    for s in range(MAX_SEATS):
+        st[S_BID + s] = -1
+        st[S_PLAYED + s] = -1
+    for i in range(S_DRAW_DECK, S_COUNT):       # the Draw Deck, the Rival Deck, the deck
+        st[i] = -1
+    for i in range(S_DRAWS, S_FORBID):          # the deal's draws, each seat's next draw
+        st[i] = -1
     st[S_PLAYERS] = players
     st[S_RIVAL] = 2 if players == 2 else -1
     st[S_SEATS] = 3 if players == 2 else players
