@@ -36,7 +36,7 @@ from .cards import (
     card_name, follow_or_any, highest_bit, ix, lowest_bit, nth_bit, popcount, rank_of,
     select_card, suit_of,
 )
-from .knobs import load_knob_row
+from .knobs import load_knob_row, own_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
@@ -2310,10 +2310,12 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
                 pol = P_MC
                 st[S_RACE + s] = SEARCH_HALVE
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
-            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED,
-                          (seats[s, 0] if seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE else P_MC)
-                          if search is not None else -1,
-                          st, S_KNOB + NK * s)
+            # init_game wrote the defaults: only a seat with its own row loads it (load_knob_row
+            # is a call and a copy per seat: ~230 instructions, measured)
+            p_mc = ((seats[s, 0] if seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE else P_MC)
+                    if search is not None else -1)
+            if own_knob_row(seats, s, NK, P_TUNED, p_mc):
+                load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, p_mc, st, S_KNOB + NK * s)
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
