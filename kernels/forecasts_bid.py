@@ -2382,7 +2382,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs, search)
             timeout = True
             break
         play_round(st, keys, ctrs, ev, ev_n, deal_key, aux_key, search)
-        arc.checkpoint(out, row, abase, seats.shape[0], st, S_REP, False, ev, ev_n, E_CHECKPOINT)
+        arc.checkpoint_inline(out, row, abase, seats.shape[0], st, S_REP, False, ev, ev_n, E_CHECKPOINT)
         done, winners = end_of_round(st, ev, ev_n)
         if done:
             break

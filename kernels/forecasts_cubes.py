@@ -1184,8 +1184,8 @@ def score_round(P, rnd, st, out, row, ev, ev_n):
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
     # game arc (issue #16): a checkpoint after every round, standing = running score
-    arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, st.score, 0, False, ev, ev_n,
-                   E_CHECKPOINT)
+    arc.checkpoint_inline(out, row, layout.col_arc(P, N_COUNTERS), P, st.score, 0, False, ev, ev_n,
+                          E_CHECKPOINT)
 
 
 @jit(inline='always')
