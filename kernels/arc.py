@@ -22,6 +22,7 @@ winner (timeouts) or without checkpoints are excluded from the sums and counted.
 from __future__ import annotations
 
 from ._jit import jit, jit_borrowing
+from .cards import ix
 from .layout import ARC_FIXED, FLAG_TIMEOUT, record_event
 from .spec import Event
 
@@ -72,6 +73,15 @@ def checkpoint(a, r, base, S, standing, so, lower_better, ev, ev_n, code):
     When ``ev`` has rows, one ``code`` event per seat: checkpoint number (1-based), standing,
     leader (0/1), strictly last (0/1).
     """
+    checkpoint_inline(a, r, base, S, standing, so, lower_better, ev, ev_n, code)
+
+
+@jit(inline='always')
+def checkpoint_inline(a, r, base, S, standing, so, lower_better, ev, ev_n, code):
+    """``checkpoint``, inlined into its caller: a call passes each of its three arrays as 7 words
+    (forecasts-bid: ~260 instructions a round for the call, measured; inlined, ``lower_better``
+    is a constant and the indices unsigned). Every index is >= 0 (``ix``: no wraparound)."""
+    ru = ix(r)
     # one pass: the leaders' and the last seats' masks (standings negated when lower is better)
     sign = -1 if lower_better else 1
     best = sign * standing[so]
@@ -92,24 +102,24 @@ def checkpoint(a, r, base, S, standing, so, lower_better, ev, ev_n, code):
             last |= 1 << s
     if (last & (last - 1)) != 0 or S < 2:   # strictly last: one seat below every other
         last = 0
-    k = a[r, base + A_K] + 1
-    a[r, base + A_K] = k
-    e0 = a[r, base + A_END]
+    k = a[ru, ix(base + A_K)] + 1
+    a[ru, ix(base + A_K)] = k
+    e0 = a[ru, ix(base + A_END)]
     if k > 1 and (e0 & LOW_MASK) != lead:
-        a[r, base + A_CHANGES] += 1
-    a[r, base + A_LAST_OR] |= a[r, base + A_LAST_NOW]
-    a[r, base + A_LAST_NOW] = last
+        a[ru, ix(base + A_CHANGES)] += 1
+    a[ru, ix(base + A_LAST_OR)] |= a[ru, ix(base + A_LAST_NOW)]
+    a[ru, ix(base + A_LAST_NOW)] = last
     if k <= STORED:
         i = k - 1
-        a[r, base + A_FIRST + i // PER_WORD] |= lead << (MASK_BITS * (i % PER_WORD))
+        a[ru, ix(base + A_FIRST + i // PER_WORD)] |= lead << (MASK_BITS * (i % PER_WORD))
     # the end window: shift every mask one slot older, the oldest drops out
     for w in range(N_WORDS - 1, 0, -1):
-        older = a[r, base + A_END + w - 1] >> (MASK_BITS * (PER_WORD - 1))
-        a[r, base + A_END + w] = ((a[r, base + A_END + w] << MASK_BITS) | older) & WORD_MASK
-    a[r, base + A_END] = ((e0 << MASK_BITS) | lead) & WORD_MASK
+        older = a[ru, ix(base + A_END + w - 1)] >> (MASK_BITS * (PER_WORD - 1))
+        a[ru, ix(base + A_END + w)] = ((a[ru, ix(base + A_END + w)] << MASK_BITS) | older) & WORD_MASK
+    a[ru, ix(base + A_END)] = ((e0 << MASK_BITS) | lead) & WORD_MASK
     for s in range(S):
         if not (lead >> s) & 1:
-            a[r, base + A_NOT_LEAD + s] = k
+            a[ru, ix(base + A_NOT_LEAD + s)] = k
     if ev.shape[0] > 0:
         for s in range(S):
             record_event(ev, ev_n, code, s, k, standing[so + s], (lead >> s) & 1, (last >> s) & 1)

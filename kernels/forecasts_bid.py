@@ -36,7 +36,7 @@ from .cards import (
     card_name, follow_or_any, highest_bit, ix, lowest_bit, nth_bit, popcount, rank_of,
     select_card, suit_of,
 )
-from .knobs import load_knob_row
+from .knobs import load_knob_row, own_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
@@ -433,8 +433,21 @@ def is_rival(st, s):
 # ---- setup -----------------------------------------------------------------------------------
 @jit
 def init_game(st, players, market_on):
-    """Setup: Market Spend on 3, Reputation 0 (the Rival: 20), seat 0 the first dealer."""
-    st[:] = -1
+    """Setup: Market Spend on 3, Reputation 0 (the Rival: 20), seat 0 the first dealer.
+
+    Every word of ``st`` is written: the blocks set below, and -1 (none) in the rest (the header's
+    other fields, S_BID, S_PLAYED, the three decks, S_DRAWS and S_NEXT). The -1 blocks are filled
+    one by one instead of ``st[:] = -1`` over the whole vector first (a 2.8 KB fill: ~2.9k of the
+    ~39k instructions of a random 4-player game, as valgrind counts ``rep stosb``)."""
+    for i in range(S_HAND):
+        st[i] = -1
+    for s in range(MAX_SEATS):
+        st[S_BID + s] = -1
+        st[S_PLAYED + s] = -1
+    for i in range(S_DRAW_DECK, S_COUNT):       # the Draw Deck, the Rival Deck, the deck
+        st[i] = -1
+    for i in range(S_DRAWS, S_FORBID):          # the deal's draws, each seat's next draw
+        st[i] = -1
     st[S_PLAYERS] = players
     st[S_RIVAL] = 2 if players == 2 else -1
     st[S_SEATS] = 3 if players == 2 else players
@@ -1338,106 +1351,148 @@ TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) fo
 
 
 @jit(inline='always')
+def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search):
+    """The card non-Rival seat s plays from ``legal`` (the trick in progress: ``led``, its
+    holder ``best_seat``; -1 before the lead): the heuristic (a bit of ``heur`` per heuristic
+    seat), mc with search, else a random card: rng.below(keys, ctrs, s, n) from the prefetched
+    draw (S_NEXT) when n >= 2, without a branch: with n = 1 the index is 0 and the counter stays
+    (the same next draw)."""
+    if (heur >> s) & 1:
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
+        return heuristic_card(st, s, legal)
+    elif search is not None and st[S_POLICY + s] == P_MC:
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
+        return mc_play(st, keys, ctrs, s)
+    n = popcount(legal)
+    k = np.int64((np.uint64(st[ix(S_NEXT + s)]) * np.uint64(n)) >> _S32)
+    ctr = ctrs[ix(s)] + np.int64(n > 1)
+    ctrs[ix(s)] = ctr
+    st[ix(S_NEXT + s)] = np.int64(rng.bits(keys[ix(s)], ctr) >> _S32)
+    return select_card(legal, k)
+
+
+@jit(inline='always')
+def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last):
+    """Trick ``t``, led by ``leader``: one card per seat clockwise, the winner collects it
+    (collect_trick) and is returned. ``last`` (a constant; only in the build without search):
+    the round's last trick, where every hand holds one card, so no seat is asked: the heuristic
+    would play its only legal card, and a random seat draws nothing for a forced play
+    (rng.below with n = 1, the protocol), so its next draw stays as it is. The lead is played
+    apart from the followers (no "first card?" test per card); the trick's events are recorded
+    once it is complete (every field they read is as it was at its card: S_PLAYED, and the Rival's
+    flip, S_FLIP_FIRST/SECOND, which only its own card writes)."""
+    if search is not None:
+        start_trick(st, leader)
+    else:
+        st[S_LEADER] = leader
+    s = leader
+    if s == rival:
+        st[S_LED_SUIT] = -1
+        c = rival_play(st, s)
+        st[S_HAND + s] &= ~(ONE << c)
+    else:
+        hand = st[ix(S_HAND + s)]
+        if last:
+            c = lowest_bit(hand)
+        else:
+            c = trick_choice(st, keys, ctrs, s, hand, heur, -1, -1, search)
+        st[ix(S_HAND + s)] = hand & ~(ONE << c)
+        if search is not None:
+            note_play(st, s, c, 0, -1)
+    st[ix(S_PLAYED + s)] = c
+    pile = ONE << c             # the trick's cards
+    led = np.int64(ix(c) // np.uint64(N_RANKS))
+    follow = SUIT_MASK[ix(led)]  # the led suit's cards
+    row = led * N_CARDS         # TRICK_STRENGTH's row of the led suit
+    best_seat = s
+    best_str = TRICK_STRENGTH[ix(row + c)]
+    for j in range(1, S):
+        s += 1
+        if s == S:
+            s = 0
+        if s == rival:
+            st[S_LED_SUIT] = led
+            c = rival_play(st, s)
+            st[S_HAND + s] &= ~(ONE << c)
+        else:
+            hand = st[ix(S_HAND + s)]
+            if last:
+                c = lowest_bit(hand)
+            else:
+                c = trick_choice(st, keys, ctrs, s, follow_or_any(hand, follow), heur, led,
+                                 best_seat, search)
+            st[ix(S_HAND + s)] = hand & ~(ONE << c)
+            if search is not None:
+                note_play(st, s, c, j, led)
+        st[ix(S_PLAYED + s)] = c
+        pile |= ONE << c
+        x = TRICK_STRENGTH[ix(row + c)]
+        if x > best_str:
+            best_str = x
+            best_seat = s
+    st[S_LED_SUIT] = led
+    st[S_BEST_SEAT] = best_seat
+    if ev.shape[0] > 0:
+        s = leader
+        for j in range(S):
+            c = st[S_PLAYED + s]
+            if s == rival:
+                first = st[S_FLIP_FIRST]
+                second = st[S_FLIP_SECOND]
+                scrapped = -1 if second < 0 else (second if c == first else first)
+                record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], t, first, second, c,
+                             scrapped)
+            record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
+            s += 1
+            if s == S:
+                s = 0
+    w = collect_trick(st, best_seat, pile)
+    if ev.shape[0] > 0:
+        record_event(ev, ev_n, E_TRICK, w, st[S_ROUND], t, st[S_PLAYED + w], st[S_WON + w])
+    return w
+
+
+@jit(inline='always')
 def tricks_phase(st, keys, ctrs, ev, ev_n, search):
     """The round's tricks from trick ``S_TRICK`` (led by ``S_LEADER``, no card played yet: trick
     0 in a game, a later one in a rollout) to the last: each trick is start_trick, one card per
-    seat clockwise from the leader, finish_trick; the winner leads the next.
+    seat clockwise from the leader, finish_trick; the winner leads the next (play_trick).
 
     A card is played as seat_play chooses it and apply_play plays it, with the trick in progress
-    (led suit, holder, its strength: TRICK_STRENGTH) and the decision count kept in local
-    variables and a random seat's next draw computed one ahead (S_NEXT): measured, apply_play's
-    reads of the state on every card cost 20-30% of random play. The state fields a policy reads
-    (S_LED_SUIT, S_BEST_SEAT, S_PLAYED) are written before it reads them, and every field is as
-    apply_play leaves it when finish_trick collects the trick (the trick's cards are gathered in
-    a local mask). The seats' policies are read once (``heur``: a bit per heuristic seat); state
-    indices that cannot be negative are unsigned (``ix``). Without search nothing reads the
-    state between the cards but the policies above, so start_trick's resets (every S_PLAYED,
-    S_LED_SUIT, S_BEST_SEAT to -1: all written again before the trick ends) are left to the
-    build with search. With search, a search seat's card comes from mc_play and what each play
-    shows is noted (note_play)."""
-    rec = ev.shape[0] > 0
+    (led suit, holder, its strength: TRICK_STRENGTH) kept in local variables and a random seat's
+    next draw computed one ahead (S_NEXT): measured, apply_play's reads of the state on every
+    card cost 20-30% of random play. The state fields a policy reads (S_LED_SUIT, S_BEST_SEAT,
+    S_PLAYED) are written before it reads them, and every field is as apply_play leaves it when
+    finish_trick collects the trick (the trick's cards are gathered in a local mask). The seats'
+    policies are read once (``heur``: a bit per heuristic seat); state indices that cannot be
+    negative are unsigned (``ix``); every card of a seat other than the Rival is one decision,
+    counted once for the phase. Without search nothing reads the state between the cards but the
+    policies above, so start_trick's resets (every S_PLAYED, S_LED_SUIT, S_BEST_SEAT to -1: all
+    written again before the trick ends) are left to the build with search, and the last trick
+    (one card in every hand) asks no seat (play_trick's ``last``). With search, a search seat's
+    card comes from mc_play and what each play shows is noted (note_play)."""
     S = st[S_SEATS]
     H = st[S_HAND_SIZE]
     rival = st[S_RIVAL]
     leader = st[S_LEADER]
-    decisions = 0
+    t0 = st[S_TRICK]
     heur = 0
     for s in range(S):      # each seat's next draw, computed ahead of the decision that uses it
         st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
         if st[S_POLICY + s] == P_HEURISTIC:
             heur |= 1 << s
-    for t in range(st[S_TRICK], H):
-        if search is not None:
-            start_trick(st, leader)
-        else:
-            st[S_LEADER] = leader
-        led = -1
-        follow = np.int64(0)    # the led suit's cards (none before the lead)
-        row = 0                 # TRICK_STRENGTH's row of the led suit
-        best_seat = -1
-        best_str = -1
-        pile = np.int64(0)      # the trick's cards
-        s = leader
-        for j in range(S):
-            if s == rival:
-                st[S_LED_SUIT] = led
-                c = rival_play(st, s)
-                st[S_HAND + s] &= ~(ONE << c)
-            else:
-                decisions += 1
-                hand = st[ix(S_HAND + s)]
-                legal = follow_or_any(hand, follow)
-                if (heur >> s) & 1:
-                    st[S_LED_SUIT] = led
-                    st[S_BEST_SEAT] = best_seat
-                    c = heuristic_card(st, s, legal)
-                elif search is not None and st[S_POLICY + s] == P_MC:
-                    st[S_LED_SUIT] = led
-                    st[S_BEST_SEAT] = best_seat
-                    c = mc_play(st, keys, ctrs, s)
-                else:
-                    # rng.below(keys, ctrs, s, n) from the prefetched draw when n >= 2, without a
-                    # branch: with n = 1 the index is 0 and the counter stays (the same next draw)
-                    n = popcount(legal)
-                    k = np.int64((np.uint64(st[ix(S_NEXT + s)]) * np.uint64(n)) >> _S32)
-                    ctr = ctrs[ix(s)] + np.int64(n > 1)
-                    ctrs[ix(s)] = ctr
-                    st[ix(S_NEXT + s)] = np.int64(rng.bits(keys[ix(s)], ctr) >> _S32)
-                    c = select_card(legal, k)
-                st[ix(S_HAND + s)] = hand & ~(ONE << c)
-                if search is not None:
-                    note_play(st, s, c, j, led)
-            st[ix(S_PLAYED + s)] = c
-            pile |= ONE << c
-            if j == 0:
-                led = suit_of(c)
-                follow = SUIT_MASK[ix(led)]
-                row = led * N_CARDS
-                best_seat = s
-                best_str = TRICK_STRENGTH[ix(row + c)]
-            else:
-                x = TRICK_STRENGTH[ix(row + c)]
-                if x > best_str:
-                    best_str = x
-                    best_seat = s
-            if rec:
-                if s == rival:
-                    first = st[S_FLIP_FIRST]
-                    second = st[S_FLIP_SECOND]
-                    scrapped = -1 if second < 0 else (second if c == first else first)
-                    record_event(ev, ev_n, E_RIVAL_FLIP, s, st[S_ROUND], t, first, second, c,
-                                 scrapped)
-                record_event(ev, ev_n, E_PLAY, s, st[S_ROUND], t, c)
-            s += 1
-            if s == S:
-                s = 0
-        st[S_LED_SUIT] = led
-        st[S_BEST_SEAT] = best_seat
-        leader = collect_trick(st, best_seat, pile)
-        if rec:
-            record_event(ev, ev_n, E_TRICK, leader, st[S_ROUND], t, st[S_PLAYED + leader],
-                         st[S_WON + leader])
-    st[S_DECISIONS] += decisions
+    if search is None:
+        for t in range(t0, H - 1):
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False)
+        if t0 < H:
+            play_trick(st, keys, ctrs, ev, ev_n, search, H - 1, leader, S, rival, heur, True)
+    else:
+        for t in range(t0, H):
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False)
+    if t0 < H:
+        st[S_DECISIONS] += (H - t0) * (S - 1 if rival >= 0 else S)
 
 
 @jit(inline='always')
@@ -2297,10 +2352,12 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
                 pol = P_MC
                 st[S_RACE + s] = SEARCH_HALVE
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
-            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED,
-                          (seats[s, 0] if seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE else P_MC)
-                          if search is not None else -1,
-                          st, S_KNOB + NK * s)
+            # init_game wrote the defaults: only a seat with its own row loads it (load_knob_row
+            # is a call and a copy per seat: ~230 instructions, measured)
+            p_mc = ((seats[s, 0] if seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE else P_MC)
+                    if search is not None else -1)
+            if own_knob_row(seats, s, NK, P_TUNED, p_mc):
+                load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, p_mc, st, S_KNOB + NK * s)
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
@@ -2367,7 +2424,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, st, keys, ctrs, search)
             timeout = True
             break
         play_round(st, keys, ctrs, ev, ev_n, deal_key, aux_key, search)
-        arc.checkpoint(out, row, abase, seats.shape[0], st, S_REP, False, ev, ev_n, E_CHECKPOINT)
+        arc.checkpoint_inline(out, row, abase, seats.shape[0], st, S_REP, False, ev, ev_n, E_CHECKPOINT)
         done, winners = end_of_round(st, ev, ev_n)
         if done:
             break

@@ -39,7 +39,7 @@ from .cards import (
     card_name, follow_or_any, highest_bit, ix, lowest_bit, nth_bit, popcount, rank_of,
     select_card, suit_of,
 )
-from .knobs import load_knob_row
+from .knobs import load_knob_row, own_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .rng import _S32
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
@@ -877,6 +877,12 @@ def _draw_ahead(keys, ctrs, nxt, s, n):
 
 @jit
 def new_state(P):
+    """The working arrays of one game at a time; the knob rows hold the defaults (setup_game
+    loads a seat's own row over them each game: nothing else writes them)."""
+    kn = np.empty(NK * P, dtype=np.int64)
+    for s in range(P):
+        for k in range(NK):
+            kn[NK * s + k] = KNOB_DEFAULTS[k]
     return State(np.zeros(2 * P + 1, dtype=np.uint64), np.zeros(2 * P + 1, dtype=np.int64),
                  np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
                  np.zeros(2, dtype=np.int64), np.zeros(MAX_HAND, dtype=np.int64),
@@ -886,7 +892,7 @@ def new_state(P):
                  np.zeros(P, dtype=np.int64), np.zeros(3, dtype=np.int64),
                  DECK.copy(), np.zeros(DECK_SIZE, dtype=np.int64),
                  np.zeros(P, dtype=np.uint64), np.zeros(P, dtype=np.int64),
-                 np.zeros(NK * P, dtype=np.int64))
+                 kn)
 
 
 # The phases of play_one, in the rulebook's order. Each is inlined into play_one, which is compiled
@@ -916,8 +922,11 @@ def setup_game(params, seats, seed, g, st, search):
         st.correct[s] = 0
         st.adv_left[s] = 1 if advisory_on else 0
         st.used_adv[s] = 0
-        load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, P_RACE if seats[s, 0] == P_RACE else P_MC,
-                      st.kn, NK * s)
+        # the defaults are in st.kn from new_state: only a seat with its own row loads it (a
+        # call and a copy per seat: ~160 instructions, measured)
+        p_mc = P_RACE if seats[s, 0] == P_RACE else P_MC
+        if own_knob_row(seats, s, NK, P_TUNED, p_mc):
+            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, p_mc, st.kn, NK * s)
     st.mcstat[0] = 0
     st.mcstat[1] = 0
     return rng.kind_key(gkey, rng.DEAL)
@@ -1184,8 +1193,8 @@ def score_round(P, rnd, st, out, row, ev, ev_n):
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_CUBES, -1, rnd, cubes[HOT], cubes[NEUTRAL], cubes[COLD])
     # game arc (issue #16): a checkpoint after every round, standing = running score
-    arc.checkpoint(out, row, layout.col_arc(P, N_COUNTERS), P, st.score, 0, False, ev, ev_n,
-                   E_CHECKPOINT)
+    arc.checkpoint_inline(out, row, layout.col_arc(P, N_COUNTERS), P, st.score, 0, False, ev, ev_n,
+                          E_CHECKPOINT)
 
 
 @jit(inline='always')

@@ -11,14 +11,21 @@ from ._jit import jit
 from .spec import SEAT_KNOBS
 
 
+@jit(inline='always')
+def own_knob_row(seats, s, n, p_tuned, p_mc):
+    """Does seat ``s`` play with its own row of ``n`` knobs (a tuned seat, or an mc seat whose
+    rollouts are tuned)? Otherwise load_knob_row gives it the defaults."""
+    if s < seats.shape[0] and seats.shape[1] >= SEAT_KNOBS + n:
+        pol = seats[s, 0]
+        return pol == p_tuned or (pol == p_mc and seats[s, 2] == p_tuned)
+    return False
+
+
 @jit
 def load_knob_row(seats, s, defaults, p_tuned, p_mc, out, at):
     """Seat ``s``'s knob row into ``out[at:at + len(defaults)]``. A seat ``s`` beyond the seat
     rows gets the defaults; ``p_mc`` = -1 reads no mc seat's knobs (a build without search)."""
     n = defaults.shape[0]
-    own = False
-    if s < seats.shape[0] and seats.shape[1] >= SEAT_KNOBS + n:
-        pol = seats[s, 0]
-        own = pol == p_tuned or (pol == p_mc and seats[s, 2] == p_tuned)
+    own = own_knob_row(seats, s, n, p_tuned, p_mc)
     for k in range(n):
         out[at + k] = seats[s, SEAT_KNOBS + k] if own else defaults[k]

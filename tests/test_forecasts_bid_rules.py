@@ -181,6 +181,22 @@ def test_setup():
     assert st[fb.S_RIVAL] == 2 and st[fb.S_SEATS] == 3
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_setup_writes_every_word(players):
+    """init_game leaves nothing of an earlier game in the state: every word is written, and the
+    fields that mean "none" before the first deal are -1 (a game reuses its state buffer)."""
+    st = np.full(fb.ST_SIZE, 7777, dtype=np.int64)
+    fb.init_game(st, players, 1)
+    assert not np.any(st == 7777)
+    for f in (fb.S_LEADER, fb.S_TRICK, fb.S_LED_SUIT, fb.S_BEST_SEAT, fb.S_FLIP_FIRST,
+              fb.S_FLIP_SECOND):
+        assert st[f] == -1
+    for s in range(fb.MAX_SEATS):
+        assert st[fb.S_BID + s] == -1 and st[fb.S_PLAYED + s] == -1
+        assert st[fb.S_WON + s] == 0 and st[fb.S_FORBID + s] == 0
+    assert np.all(st[fb.S_COUNT:fb.S_COUNT + fb.N_COUNTERS] == 0)
+
+
 # ---- Phase 2: The Deal ----------------------------------------------------------------------------
 @pytest.mark.parametrize("players,size,draw,aside", [(4, 10, 12, 0), (3, 13, 13, 0), (2, 10, 12, 10)])
 def test_deal_sizes(players, size, draw, aside):

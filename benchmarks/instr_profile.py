@@ -1,0 +1,186 @@
+"""Where a kernel's instructions go, per machine instruction of the JIT code (issue #26).
+
+    PYTHONPATH=$PWD python3 benchmarks/instr_profile.py forecasts-bid:4:random 400 /tmp/prof
+
+plays games 0..GAMES-1 (instr_per_game.py's player: the runner's path, warm, one thread) under
+``valgrind --tool=callgrind --dump-instr=yes``, reads the hot JIT code back from the live process
+(it has no symbols), disassembles it with objdump and writes OUTDIR/annot.txt: every instruction
+with its count per game (a count of 5.04 in forecasts-bid is once a round, 20 once a seat and
+round, 45-50 once a trick, ~136-200 once a card). ``--annot OUTDIR GAMES`` redoes the listing.
+Written in session 14 (branch ``bidloop``); a developer's tool, not a test.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def serve(spec, games):
+    import ctypes
+    sys.path.insert(0, HERE)
+    import instr_per_game as ipg
+    play, dig = ipg.player(spec, games)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            break
+        if line.startswith("mem "):
+            _, outdir, lo, hi = line.split()
+            lo, hi = int(lo), int(hi)
+            data = ctypes.string_at(lo, hi - lo)
+            with open(f"{outdir}/mem_{lo:x}.bin", "wb") as f:
+                f.write(data)
+            print("done", flush=True)
+        else:
+            play(int(line))
+            print("done", flush=True)
+
+
+def parse_callgrind(path):
+    """{address: Ir} self cost per instruction, for objects '???' (JIT code)."""
+    cost = defaultdict(int)
+    names = {}
+    ob = None
+    pos = 0
+    skip_next = False
+    obj_ok = False
+    for line in open(path):
+        line = line.rstrip("\n")
+        if not line:
+            continue
+        if line.startswith(("ob=", "fl=", "fi=", "fe=", "fn=", "cob=", "cfi=", "cfl=", "cfn=")):
+            key, val = line.split("=", 1)
+            m = re.match(r"\((\d+)\)(?: (.*))?", val)
+            if m:
+                if m.group(2) is not None:
+                    names[(key.lstrip("c"), m.group(1))] = m.group(2)
+                    val = m.group(2)
+                else:
+                    val = names.get((key.lstrip("c"), m.group(1)), "?")
+            if key == "ob":
+                obj_ok = "/" not in val
+            continue
+        if line.startswith("calls="):
+            skip_next = True
+            continue
+        if line[0] in "0123456789+-*":
+            tok = line.split()
+            p = tok[0]
+            if p.startswith("0x"):
+                pos = int(p, 16)
+            elif p.startswith("+"):
+                pos += int(p[1:], 16) if p[1:].startswith("0x") else int(p[1:])
+            elif p.startswith("-"):
+                pos -= int(p[1:], 16) if p[1:].startswith("0x") else int(p[1:])
+            if skip_next:
+                skip_next = False
+                continue
+            if len(tok) > 2 and obj_ok:
+                cost[pos] += int(tok[2])
+            continue
+    return cost
+
+
+def main():
+    if sys.argv[1] == "--annot":
+        return annotate(sys.argv[2], int(sys.argv[3]))
+    spec = sys.argv[1]
+    games = int(sys.argv[2]) if len(sys.argv) > 2 else 400
+    outdir = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp()
+    os.makedirs(outdir, exist_ok=True)
+    cg = f"{outdir}/cg.out"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(HERE)
+    subprocess.run([sys.executable, os.path.join(HERE, "instr_per_game.py"),
+                    "--child", spec, "16"], check=True, env=env)
+    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--dump-instr=yes", "--compress-strings=no", "--compress-pos=no",
+           f"--callgrind-out-file={cg}", sys.executable, __file__, "--serve", spec, str(games)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout.readline().strip() == "ready"
+    ctl = ["callgrind_control"]
+    subprocess.run(ctl + ["-i", "on", str(proc.pid)], check=True, capture_output=True)
+    subprocess.run(ctl + ["-z", str(proc.pid)], check=True, capture_output=True)
+    proc.stdin.write(f"{games}\n"); proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "done"
+    subprocess.run(ctl + ["-d", str(proc.pid)], check=True, capture_output=True)
+    subprocess.run(ctl + ["-i", "off", str(proc.pid)], check=True, capture_output=True)
+    dumps = sorted(f for f in os.listdir(outdir) if f.startswith("cg.out."))
+    cost = parse_callgrind(f"{outdir}/{dumps[-1]}")
+    # JIT code: addresses in no file-backed object; find them as clusters of hot addresses outside
+    # the mapped files (below 0x4000_0000 here), read them from the live process
+    addrs = sorted(a for a in cost if cost[a] > 0)
+    clusters = []
+    for a in addrs:
+        if clusters and a - clusters[-1][1] < 8192:
+            clusters[-1][1] = a
+        else:
+            clusters.append([a, a])
+    for f in os.listdir(outdir):
+        if f.startswith("mem_"):
+            os.remove(f"{outdir}/{f}")
+    for lo, hi in clusters:
+        lo = lo & ~0xfff
+        hi = (hi + 64 + 0xfff) & ~0xfff
+        proc.stdin.write(f"mem {outdir} {lo} {hi}\n"); proc.stdin.flush()
+        r = proc.stdout.readline().strip()
+        if r != "done":
+            print("mem read failed", hex(lo), r)
+            break
+    try:
+        proc.stdin.write("\n"); proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    proc.wait()
+    annotate(outdir, games)
+
+
+def annotate(outdir, games):
+    dumps = sorted(f for f in os.listdir(outdir) if f.startswith("cg.out."))
+    cost = parse_callgrind(f"{outdir}/{dumps[-1]}" if dumps else cg)
+    total_all = None
+    for f in [f"{outdir}/{dumps[-1]}"]:
+        m = re.search(r"^(?:summary|totals): (\d+)", open(f).read(), re.M)
+        total_all = int(m.group(1))
+    mems = []
+    for f in os.listdir(outdir):
+        if f.startswith("mem_"):
+            lo = int(f[4:-4], 16)
+            mems.append((lo, lo + os.path.getsize(f"{outdir}/{f}"), f"{outdir}/{f}"))
+    cost = {a: c for a, c in cost.items() if any(lo <= a < hi for lo, hi, _ in mems)}
+    jit_total = sum(cost.values())
+    print(f"total Ir {total_all:,} ({total_all / games:,.0f}/game); '???' Ir {jit_total:,} "
+          f"({jit_total / games:,.0f}/game)")
+    # disassemble the regions that have costs
+    out = open(f"{outdir}/annot.txt", "w")
+    for lo, hi, fn in sorted(mems):
+        hits = [a for a in cost if lo <= a < hi]
+        if not hits:
+            continue
+        a0, a1 = min(hits), max(hits)
+        start = max(lo, a0 - 4096)
+        stop = min(hi, a1 + 4096)
+        dis = subprocess.run(["objdump", "-D", "-b", "binary", "-m", "i386:x86-64",
+                              f"--adjust-vma={lo:#x}", f"--start-address={start:#x}",
+                              f"--stop-address={stop:#x}", fn], capture_output=True, text=True).stdout
+        for dl in dis.splitlines():
+            m = re.match(r"\s*([0-9a-f]+):\s", dl)
+            if m:
+                a = int(m.group(1), 16)
+                c = cost.get(a, 0)
+                out.write(f"{c / games:10.2f} {dl}\n")
+    out.close()
+    unmapped = sum(c for a, c in cost.items() if not any(lo <= a < hi for lo, hi, _ in mems))
+    print("unmapped Ir/game", unmapped / games, "annot:", f"{outdir}/annot.txt")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--serve":
+        serve(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()
