@@ -1721,6 +1721,134 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             dst[S_RIVAL_DECK + low_start + i] = low[i]
 
 
+# table: BEATS[c] = the cards that beat c when c holds a trick (c is then of the led suit or a
+# Diamond): a higher card of its suit, and any Diamond when c is not one. So a card x beats the
+# holder h exactly when (BEATS[h] >> x) & 1, as trick_strength orders them, and the heuristic's
+# winners are legal & BEATS[h] (heuristic_card's two lines).
+BEATS = np.array([(SUIT_MASK[c // N_RANKS] & ~((1 << (c + 1)) - 1))
+                  | (0 if c // N_RANKS == DIAMONDS else SUIT_MASK[DIAMONDS]) for c in range(N_CARDS)],
+                 dtype=np.int64)
+
+
+@jit(inline='always')
+def heuristic_rollout(st):
+    """Whether a rollout's players are on the heuristic (rollout ``heuristic`` or ``tuned``; the
+    other rollout policy is random): _sample_state puts every player on one policy."""
+    return st[S_POLICY + (1 if st[S_RIVAL] == 0 else 0)] == P_HEURISTIC
+
+
+@jit(inline='always')
+def rollout_tricks(st, keys, ctrs):
+    """A heuristic rollout's tricks (round_rest, game_rest): the round's tricks played on from
+    the state, the trick in progress first (its cards played so far in S_PLAYED, the rest -1),
+    as tricks_phase and trick_rest play them when every seat but the Rival is on the heuristic
+    with one knob row (_sample_state makes every rollout so), with heuristic_card's rule inlined
+    and specialised: the knobs read once, the trick's holder kept as its card and the mask of
+    the cards that beat it (BEATS), the holder's seat compared with the leader instead of
+    next_seat. Same cards, same state fields a later phase reads (hands, S_WON, S_WON_PILE,
+    S_TRICK, S_TRICKS_PLAYED, S_LEADER, S_PLAYED, the Rival's deck, scrap and flips), the same
+    decisions counted; nothing recorded; S_NEXT is not drawn (no random seat reads it)."""
+    S = st[S_SEATS]
+    H = st[S_HAND_SIZE]
+    rival = st[S_RIVAL]
+    kb = S_KNOB + NK * (1 if rival == 0 else 0)     # a player's knob row: every one is the same
+    lead_aces = st[kb + K_LEAD_ACES]
+    slack = st[kb + K_SPOIL]
+    want_high = st[kb + K_WANT_HIGH]
+    fw = st[kb + K_FORCED_WIN]
+    leader = st[S_LEADER]
+    led = st[S_LED_SUIT]
+    best_seat = st[S_BEST_SEAT]
+    best = np.int64(-1)
+    beat = np.int64(0)
+    follow = np.int64(0)
+    pile = np.int64(0)
+    j0 = 0
+    if led >= 0:                # a trick in progress: its cards so far
+        best = st[ix(S_PLAYED + best_seat)]
+        beat = BEATS[ix(best)]
+        follow = SUIT_MASK[ix(led)]
+        for o in range(S):
+            c = st[ix(S_PLAYED + o)]
+            if c >= 0:
+                pile |= ONE << c
+                j0 += 1
+    decisions = 0
+    for t in range(st[S_TRICK], H):
+        st[S_LEADER] = leader
+        s = leader + j0
+        if s >= S:
+            s -= S
+        for j in range(j0, S):
+            if s == rival:
+                st[S_LED_SUIT] = led
+                c = rival_play(st, s)
+                st[ix(S_HAND + s)] &= ~(ONE << c)
+            else:
+                decisions += 1
+                hand = st[ix(S_HAND + s)]
+                legal = hand & follow
+                if legal == 0:
+                    legal = hand
+                won = st[ix(S_WON + s)]
+                bid = st[ix(S_BID + s)]
+                if j == 0:
+                    if won < bid:
+                        if lead_aces and legal & ACE_MASK:
+                            c = strongest(legal & ACE_MASK)
+                        else:
+                            c = strongest(legal)
+                    else:
+                        c = weakest(legal)
+                else:
+                    winners = legal & beat
+                    losers = legal & ~winners
+                    if won < bid:
+                        if winners:
+                            c = -1
+                            if slack >= 0 and losers:
+                                if (st[ix(S_WON + best_seat)] == st[ix(S_BID + best_seat)]
+                                        and bid - won <= H - t - 1 - slack):
+                                    c = strongest(losers)
+                            if c < 0:
+                                if want_high and j != S - 1:
+                                    c = strongest(winners)
+                                else:
+                                    c = weakest(winners)
+                        else:
+                            c = weakest(legal)
+                    elif losers:
+                        c = strongest(losers)
+                    elif fw == 1 or (fw == 2 and j == S - 1):
+                        c = strongest(legal)
+                    else:
+                        c = weakest(legal)
+                st[ix(S_HAND + s)] = hand & ~(ONE << c)
+            st[ix(S_PLAYED + s)] = c
+            pile |= ONE << c
+            if j == 0:
+                led = c // N_RANKS
+                follow = SUIT_MASK[ix(led)]
+                best_seat = s
+                best = c
+                beat = BEATS[ix(c)]
+            elif (beat >> c) & 1:
+                best_seat = s
+                best = c
+                beat = BEATS[ix(c)]
+            s += 1
+            if s == S:
+                s = 0
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
+        leader = collect_trick(st, best_seat, pile)
+        led = -1
+        follow = np.int64(0)
+        pile = np.int64(0)
+        j0 = 0
+    st[S_DECISIONS] += decisions
+
+
 @jit(inline='always')
 def trick_rest(st, keys, ctrs):
     """A rollout resumed mid-trick: the trick in progress played out card by card (seat_play,
@@ -1766,11 +1894,23 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
         if st[S_RIVAL] >= 0:
             build_rival_deck(st, keys, ctrs, S + SLOT_AUX_OFFSET)
         first_trick(st)
-    else:       # a card decision: the trick in progress first
+    elif heuristic_rollout(st):     # a card decision: the trick in progress, then the rest
+        k0 = 0
+        for s in range(S):
+            if st[S_PLAYED + s] >= 0:
+                k0 += 1
+        plays += S - k0 + S * (st[S_HAND_SIZE] - st[S_TRICK] - 1)
+        rollout_tricks(st, keys, ctrs)
+        scoring_phase(st, ev, ev_n)
+        return plays
+    else:
         plays += trick_rest(st, keys, ctrs)
     if st[S_TRICK] < st[S_HAND_SIZE]:
         plays += S * (st[S_HAND_SIZE] - st[S_TRICK])
-        tricks_phase(st, keys, ctrs, ev, ev_n, None)
+        if heuristic_rollout(st):
+            rollout_tricks(st, keys, ctrs)
+        else:
+            tricks_phase(st, keys, ctrs, ev, ev_n, None)
     scoring_phase(st, ev, ev_n)
     return plays
 
@@ -1813,7 +1953,10 @@ def game_rest(st, keys, ctrs, ev, ev_n):
             build_rival_deck(st, keys, ctrs, aux_slot)
         first_trick(st)
         plays += S * st[S_HAND_SIZE]
-        tricks_phase(st, keys, ctrs, ev, ev_n, None)
+        if heuristic_rollout(st):
+            rollout_tricks(st, keys, ctrs)
+        else:
+            tricks_phase(st, keys, ctrs, ev, ev_n, None)
         scoring_phase(st, ev, ev_n)
     keys[deal_slot] = kd
     keys[aux_slot] = ka
