@@ -1587,7 +1587,7 @@ def _loc_allows(st, L, su, relax):
     return L >= MAX_SEATS or relax or not ((st[S_VOID + L] >> su) & 1)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     """dst = st with everything seat ``me`` cannot see re-dealt, from stream ``slot``.
 
@@ -1603,8 +1603,7 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     S = st[S_SEATS]
     r = st[S_RIVAL]
     H = st[S_HAND_SIZE]
-    for i in range(ST_SIZE):
-        dst[i] = st[i]
+    copy_live(st, dst)
     visible = st[S_HAND + me] | st[S_MARKET] | st[S_WON_PILE] | st[S_SCRAP]
     for s in range(S):
         if st[S_PLAYED + s] >= 0:
@@ -1684,8 +1683,6 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             dst[S_RIVAL_DECK + i] = -1
     if r >= 0 and not built_deck:
         dst[S_HAND + r] = 0
-    for i in range(N_CARDS):
-        dst[S_DECK + i] = -1
     dst[S_SET_ASIDE] = 0
     nd = st[S_DECK_TOP]
     nr = 0
@@ -1963,7 +1960,7 @@ def game_rest(st, keys, ctrs, ev, ev_n):
     return plays
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
     the round on (me's own rest of a Market turn by its rollout policy); returns card plays.
@@ -1993,7 +1990,44 @@ def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     return round_rest(st, phase, j + 1, keys, ctrs, ev, ev_n)
 
 
-@jit
+# The state's blocks a search copies per sample (st -> det) and per rollout (det -> sim): all
+# but the Deal's scratch (S_DECK, S_DRAWS: deal() writes both before it reads them) and the knob
+# rows (the same in every sample and rollout of one decision: init_search sets them once).
+@jit(inline='always')
+def copy_live(src, dst):
+    """Copy the state's blocks but S_DECK, S_DRAWS and S_KNOB from ``src`` to ``dst``."""
+    for i in range(S_DECK):
+        dst[i] = src[i]
+    for i in range(S_COUNT, S_DRAWS):
+        dst[i] = src[i]
+    for i in range(S_NEXT, S_KNOB):
+        dst[i] = src[i]
+    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
+        dst[i] = src[i]
+
+
+@jit(inline='always')
+def init_search(st, me, det, sim):
+    """A search decision's sample and rollout states, the blocks copy_live leaves: the knob rows
+    (every seat but the Rival on me's row, the Rival's as in ``st``), no deck (S_DECK -1, what
+    the searching seat cannot see) and no Deal draws (S_DRAWS 0)."""
+    r = st[S_RIVAL]
+    for o in range(MAX_SEATS):
+        src = S_KNOB + NK * (o if o == r else me)
+        for k in range(NK):
+            det[S_KNOB + NK * o + k] = st[src + k]
+    for i in range(N_CARDS):
+        det[S_DECK + i] = -1
+        det[S_DRAWS + i] = 0
+    for i in range(S_DECK, S_COUNT):
+        sim[i] = det[i]
+    for i in range(S_DRAWS, S_NEXT):
+        sim[i] = det[i]
+    for i in range(S_KNOB, S_KNOB + NK * MAX_SEATS):
+        sim[i] = det[i]
+
+
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys):
     """One sample of seat ``me``'s decision into ``det`` (what me cannot see re-dealt; an
     Investment: the state as it is), every seat but the Rival on me's rollout policy with me's
@@ -2001,15 +2035,12 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
     S = st[S_SEATS]
     rpol = st[S_MCARG + 2 * me + 1]
     if dkind == D_INVEST:       # before the deal: nothing of this round is known yet
-        for i in range(ST_SIZE):
-            det[i] = st[i]
+        copy_live(st, det)
     else:
         determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
-    for o in range(S):          # every seat on the rollout policy, with me's knob row
+    for o in range(S):          # every seat on the rollout policy (me's knob row: init_search)
         if o != det[S_RIVAL]:
             det[S_POLICY + o] = P_HEURISTIC if rpol == P_TUNED else rpol
-            for k in range(NK):
-                det[S_KNOB + NK * o + k] = st[S_KNOB + NK * me + k]
     base = rng.bits(keys[slot], ctrs[slot])
     ctrs[slot] += 1
     for p in range(S + 2):
@@ -2092,7 +2123,7 @@ def win_chance(sim, me, k):
     return np.int64(p * WIN_SCALE + 0.5)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n, final):
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
     ``sim``): value = me's objective (S_MCOBJ: OBJ_MEAN, (S - 1) x me's Reputation change minus
@@ -2101,8 +2132,7 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     game horizon (OBJ_GAME; OBJ_INVEST at an Investment) the rollout goes on to the end of the
     game (game_rest): the wins at its end, and its margin there as the value."""
     S = st[S_SEATS]
-    for x in range(ST_SIZE):
-        sim[x] = det[x]
+    copy_live(det, sim)
     for p in range(S + 2):
         rctrs[p] = 0
     plays = play_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
@@ -2168,6 +2198,7 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
              or game_horizon(st, me, dkind))
     wins = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
     plays = 0
     for _ in range(budget):
         _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
@@ -2204,6 +2235,7 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     alive, total, Sd, Qd = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
     plays = 0
     rollouts = 0
     base = ctrs[slot]
@@ -2242,6 +2274,7 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
              or game_horizon(st, me, dkind))
     alive, total, _, _ = race.new_race(n_opt)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
     plays = 0
     rollouts = 0
     base = ctrs[slot]
