@@ -1638,6 +1638,10 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
         cards[m] = lowest_bit(h)
         h &= h - 1
         m += 1
+    vcards = np.int64(0)        # the cards of the suits some seat showed void in
+    for su in range(4):
+        if (voidable >> su) & 1:
+            vcards |= SUIT_MASK[su]
     for attempt in range(DET_ATTEMPTS + 1):
         rng.shuffle(cards, m, keys, ctrs, slot)
         relax = attempt == DET_ATTEMPTS
@@ -1646,9 +1650,9 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
         ok = True
         for i in range(m):
             loc[i] = -1
-            su = cards[i] // N_RANKS
-            if not ((voidable >> su) & 1):
+            if not ((vcards >> cards[i]) & 1):
                 continue
+            su = cards[i] // N_RANKS
             tot = 0
             for L in range(N_LOC):
                 if room[L] > 0 and _loc_allows(st, L, su, relax):
@@ -1742,7 +1746,8 @@ def rollout_tricks(st, keys, ctrs):
     with one knob row (_sample_state makes every rollout so), with heuristic_card's rule inlined
     and specialised: the knobs read once, the trick's holder kept as its card and the mask of
     the cards that beat it (BEATS), the holder's seat compared with the leader instead of
-    next_seat. Same cards, same state fields a later phase reads (hands, S_WON, S_WON_PILE,
+    next_seat, a single legal card played without the rule (each of its branches picks a card
+    of a non-empty part of the legal cards). Same cards, same state fields a later phase reads (hands, S_WON, S_WON_PILE,
     S_TRICK, S_TRICKS_PLAYED, S_LEADER, S_PLAYED, the Rival's deck, scrap and flips), the same
     decisions counted; nothing recorded; S_NEXT is not drawn (no random seat reads it)."""
     S = st[S_SEATS]
@@ -1789,7 +1794,9 @@ def rollout_tricks(st, keys, ctrs):
                     legal = hand
                 won = st[ix(S_WON + s)]
                 bid = st[ix(S_BID + s)]
-                if j == 0:
+                if legal & (legal - 1) == 0:    # one legal card: every rule plays it
+                    c = lowest_bit(legal)
+                elif j == 0:
                     if won < bid:
                         if lead_aces and legal & ACE_MASK:
                             c = strongest(legal & ACE_MASK)
