@@ -1642,7 +1642,7 @@ def _loc_allows(st, L, su, relax):
     return L >= MAX_SEATS or relax or not ((st[S_VOID + L] >> su) & 1)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     """dst = st with everything seat ``me`` cannot see re-dealt, from stream ``slot``.
 
@@ -1658,8 +1658,7 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     S = st[S_SEATS]
     r = st[S_RIVAL]
     H = st[S_HAND_SIZE]
-    for i in range(ST_SIZE):
-        dst[i] = st[i]
+    copy_live(st, dst)
     visible = st[S_HAND + me] | st[S_MARKET] | st[S_WON_PILE] | st[S_SCRAP]
     for s in range(S):
         if st[S_PLAYED + s] >= 0:
@@ -1694,6 +1693,10 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
         cards[m] = lowest_bit(h)
         h &= h - 1
         m += 1
+    vcards = np.int64(0)        # the cards of the suits some seat showed void in
+    for su in range(4):
+        if (voidable >> su) & 1:
+            vcards |= SUIT_MASK[su]
     for attempt in range(DET_ATTEMPTS + 1):
         rng.shuffle(cards, m, keys, ctrs, slot)
         relax = attempt == DET_ATTEMPTS
@@ -1702,9 +1705,9 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
         ok = True
         for i in range(m):
             loc[i] = -1
-            su = cards[i] // N_RANKS
-            if not ((voidable >> su) & 1):
+            if not ((vcards >> cards[i]) & 1):
                 continue
+            su = cards[i] // N_RANKS
             tot = 0
             for L in range(N_LOC):
                 if room[L] > 0 and _loc_allows(st, L, su, relax):
@@ -1739,8 +1742,6 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             dst[S_RIVAL_DECK + i] = -1
     if r >= 0 and not built_deck:
         dst[S_HAND + r] = 0
-    for i in range(N_CARDS):
-        dst[S_DECK + i] = -1
     dst[S_SET_ASIDE] = 0
     nd = st[S_DECK_TOP]
     nr = 0
@@ -1774,6 +1775,137 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
         rng.shuffle(low, nl, keys, ctrs, slot)
         for i in range(nl):
             dst[S_RIVAL_DECK + low_start + i] = low[i]
+
+
+# table: BEATS[c] = the cards that beat c when c holds a trick (c is then of the led suit or a
+# Diamond): a higher card of its suit, and any Diamond when c is not one. So a card x beats the
+# holder h exactly when (BEATS[h] >> x) & 1, as trick_strength orders them, and the heuristic's
+# winners are legal & BEATS[h] (heuristic_card's two lines).
+BEATS = np.array([(SUIT_MASK[c // N_RANKS] & ~((1 << (c + 1)) - 1))
+                  | (0 if c // N_RANKS == DIAMONDS else SUIT_MASK[DIAMONDS]) for c in range(N_CARDS)],
+                 dtype=np.int64)
+
+
+@jit(inline='always')
+def heuristic_rollout(st):
+    """Whether a rollout's players are on the heuristic (rollout ``heuristic`` or ``tuned``; the
+    other rollout policy is random): _sample_state puts every player on one policy."""
+    return st[S_POLICY + (1 if st[S_RIVAL] == 0 else 0)] == P_HEURISTIC
+
+
+@jit(inline='always')
+def rollout_tricks(st, keys, ctrs):
+    """A heuristic rollout's tricks (round_rest, game_rest): the round's tricks played on from
+    the state, the trick in progress first (its cards played so far in S_PLAYED, the rest -1),
+    as tricks_phase and trick_rest play them when every seat but the Rival is on the heuristic
+    with one knob row (_sample_state makes every rollout so), with heuristic_card's rule inlined
+    and specialised: the knobs read once, the trick's holder kept as its card and the mask of
+    the cards that beat it (BEATS), the holder's seat compared with the leader instead of
+    next_seat, a single legal card played without the rule (each of its branches picks a card
+    of a non-empty part of the legal cards). Same cards, same state fields a later phase reads (hands, S_WON, S_WON_PILE,
+    S_TRICK, S_TRICKS_PLAYED, S_LEADER, S_PLAYED, the Rival's deck, scrap and flips), the same
+    decisions counted; nothing recorded; S_NEXT is not drawn (no random seat reads it)."""
+    S = st[S_SEATS]
+    H = st[S_HAND_SIZE]
+    rival = st[S_RIVAL]
+    kb = S_KNOB + NK * (1 if rival == 0 else 0)     # a player's knob row: every one is the same
+    lead_aces = st[kb + K_LEAD_ACES]
+    slack = st[kb + K_SPOIL]
+    want_high = st[kb + K_WANT_HIGH]
+    fw = st[kb + K_FORCED_WIN]
+    leader = st[S_LEADER]
+    led = st[S_LED_SUIT]
+    best_seat = st[S_BEST_SEAT]
+    best = np.int64(-1)
+    beat = np.int64(0)
+    follow = np.int64(0)
+    pile = np.int64(0)
+    j0 = 0
+    if led >= 0:                # a trick in progress: its cards so far
+        best = st[ix(S_PLAYED + best_seat)]
+        beat = BEATS[ix(best)]
+        follow = SUIT_MASK[ix(led)]
+        for o in range(S):
+            c = st[ix(S_PLAYED + o)]
+            if c >= 0:
+                pile |= ONE << c
+                j0 += 1
+    decisions = 0
+    for t in range(st[S_TRICK], H):
+        st[S_LEADER] = leader
+        s = leader + j0
+        if s >= S:
+            s -= S
+        for j in range(j0, S):
+            if s == rival:
+                st[S_LED_SUIT] = led
+                c = rival_play(st, s)
+                st[ix(S_HAND + s)] &= ~(ONE << c)
+            else:
+                decisions += 1
+                hand = st[ix(S_HAND + s)]
+                legal = hand & follow
+                if legal == 0:
+                    legal = hand
+                won = st[ix(S_WON + s)]
+                bid = st[ix(S_BID + s)]
+                if legal & (legal - 1) == 0:    # one legal card: every rule plays it
+                    c = lowest_bit(legal)
+                elif j == 0:
+                    if won < bid:
+                        if lead_aces and legal & ACE_MASK:
+                            c = strongest(legal & ACE_MASK)
+                        else:
+                            c = strongest(legal)
+                    else:
+                        c = weakest(legal)
+                else:
+                    winners = legal & beat
+                    losers = legal & ~winners
+                    if won < bid:
+                        if winners:
+                            c = -1
+                            if slack >= 0 and losers:
+                                if (st[ix(S_WON + best_seat)] == st[ix(S_BID + best_seat)]
+                                        and bid - won <= H - t - 1 - slack):
+                                    c = strongest(losers)
+                            if c < 0:
+                                if want_high and j != S - 1:
+                                    c = strongest(winners)
+                                else:
+                                    c = weakest(winners)
+                        else:
+                            c = weakest(legal)
+                    elif losers:
+                        c = strongest(losers)
+                    elif fw == 1 or (fw == 2 and j == S - 1):
+                        c = strongest(legal)
+                    else:
+                        c = weakest(legal)
+                st[ix(S_HAND + s)] = hand & ~(ONE << c)
+            st[ix(S_PLAYED + s)] = c
+            pile |= ONE << c
+            if j == 0:
+                led = c // N_RANKS
+                follow = SUIT_MASK[ix(led)]
+                best_seat = s
+                best = c
+                beat = BEATS[ix(c)]
+            elif (beat >> c) & 1:
+                best_seat = s
+                best = c
+                beat = BEATS[ix(c)]
+            s += 1
+            if s == S:
+                s = 0
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
+        leader = collect_trick(st, best_seat, pile)
+        led = -1
+        follow = np.int64(0)
+        pile = np.int64(0)
+        j0 = 0
+    st[S_DECISIONS] += decisions
 
 
 @jit(inline='always')
@@ -1821,11 +1953,23 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
         if st[S_RIVAL] >= 0:
             build_rival_deck(st, keys, ctrs, S + SLOT_AUX_OFFSET)
         first_trick(st)
-    else:       # a card decision: the trick in progress first
+    elif heuristic_rollout(st):     # a card decision: the trick in progress, then the rest
+        k0 = 0
+        for s in range(S):
+            if st[S_PLAYED + s] >= 0:
+                k0 += 1
+        plays += S - k0 + S * (st[S_HAND_SIZE] - st[S_TRICK] - 1)
+        rollout_tricks(st, keys, ctrs)
+        scoring_phase(st, ev, ev_n)
+        return plays
+    else:
         plays += trick_rest(st, keys, ctrs)
     if st[S_TRICK] < st[S_HAND_SIZE]:
         plays += S * (st[S_HAND_SIZE] - st[S_TRICK])
-        tricks_phase(st, keys, ctrs, ev, ev_n, None)
+        if heuristic_rollout(st):
+            rollout_tricks(st, keys, ctrs)
+        else:
+            tricks_phase(st, keys, ctrs, ev, ev_n, None)
     scoring_phase(st, ev, ev_n)
     return plays
 
@@ -1868,14 +2012,17 @@ def game_rest(st, keys, ctrs, ev, ev_n):
             build_rival_deck(st, keys, ctrs, aux_slot)
         first_trick(st)
         plays += S * st[S_HAND_SIZE]
-        tricks_phase(st, keys, ctrs, ev, ev_n, None)
+        if heuristic_rollout(st):
+            rollout_tricks(st, keys, ctrs)
+        else:
+            tricks_phase(st, keys, ctrs, ev, ev_n, None)
         scoring_phase(st, ev, ev_n)
     keys[deal_slot] = kd
     keys[aux_slot] = ka
     return plays
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
     the round on (me's own rest of a Market turn by its rollout policy); returns card plays.
@@ -1905,7 +2052,44 @@ def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     return round_rest(st, phase, j + 1, keys, ctrs, ev, ev_n)
 
 
-@jit
+# The state's blocks a search copies per sample (st -> det) and per rollout (det -> sim): all
+# but the Deal's scratch (S_DECK, S_DRAWS: deal() writes both before it reads them) and the knob
+# rows (the same in every sample and rollout of one decision: init_search sets them once).
+@jit(inline='always')
+def copy_live(src, dst):
+    """Copy the state's blocks but S_DECK, S_DRAWS and S_KNOB from ``src`` to ``dst``."""
+    for i in range(S_DECK):
+        dst[i] = src[i]
+    for i in range(S_COUNT, S_DRAWS):
+        dst[i] = src[i]
+    for i in range(S_NEXT, S_KNOB):
+        dst[i] = src[i]
+    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
+        dst[i] = src[i]
+
+
+@jit(inline='always')
+def init_search(st, me, det, sim):
+    """A search decision's sample and rollout states, the blocks copy_live leaves: the knob rows
+    (every seat but the Rival on me's row, the Rival's as in ``st``), no deck (S_DECK -1, what
+    the searching seat cannot see) and no Deal draws (S_DRAWS 0)."""
+    r = st[S_RIVAL]
+    for o in range(MAX_SEATS):
+        src = S_KNOB + NK * (o if o == r else me)
+        for k in range(NK):
+            det[S_KNOB + NK * o + k] = st[src + k]
+    for i in range(N_CARDS):
+        det[S_DECK + i] = -1
+        det[S_DRAWS + i] = 0
+    for i in range(S_DECK, S_COUNT):
+        sim[i] = det[i]
+    for i in range(S_DRAWS, S_NEXT):
+        sim[i] = det[i]
+    for i in range(S_KNOB, S_KNOB + NK * MAX_SEATS):
+        sim[i] = det[i]
+
+
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys):
     """One sample of seat ``me``'s decision into ``det`` (what me cannot see re-dealt; an
     Investment: the state as it is), every seat but the Rival on me's rollout policy with me's
@@ -1913,15 +2097,12 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
     S = st[S_SEATS]
     rpol = st[S_MCARG + 2 * me + 1]
     if dkind == D_INVEST:       # before the deal: nothing of this round is known yet
-        for i in range(ST_SIZE):
-            det[i] = st[i]
+        copy_live(st, det)
     else:
         determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
-    for o in range(S):          # every seat on the rollout policy, with me's knob row
+    for o in range(S):          # every seat on the rollout policy (me's knob row: init_search)
         if o != det[S_RIVAL]:
             det[S_POLICY + o] = P_HEURISTIC if rpol == P_TUNED else rpol
-            for k in range(NK):
-                det[S_KNOB + NK * o + k] = st[S_KNOB + NK * me + k]
     base = rng.bits(keys[slot], ctrs[slot])
     ctrs[slot] += 1
     for p in range(S + 2):
@@ -2004,7 +2185,7 @@ def win_chance(sim, me, k):
     return np.int64(p * WIN_SCALE + 0.5)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n, final):
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
     ``sim``): value = me's objective (S_MCOBJ: OBJ_MEAN, (S - 1) x me's Reputation change minus
@@ -2013,8 +2194,7 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     game horizon (OBJ_GAME; OBJ_INVEST at an Investment) the rollout goes on to the end of the
     game (game_rest): the wins at its end, and its margin there as the value."""
     S = st[S_SEATS]
-    for x in range(ST_SIZE):
-        sim[x] = det[x]
+    copy_live(det, sim)
     for p in range(S + 2):
         rctrs[p] = 0
     plays = play_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
@@ -2080,6 +2260,7 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
              or game_horizon(st, me, dkind))
     wins = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
     plays = 0
     for _ in range(budget):
         _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
@@ -2116,6 +2297,7 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     alive, total, Sd, Qd = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
     plays = 0
     rollouts = 0
     base = ctrs[slot]
@@ -2154,6 +2336,7 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
              or game_horizon(st, me, dkind))
     alive, total, _, _ = race.new_race(n_opt)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
     plays = 0
     rollouts = 0
     base = ctrs[slot]
