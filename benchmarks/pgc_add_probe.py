@@ -1,11 +1,13 @@
 """pgc 2p: where do tuned and mc:16:tuned choose differently on the same positions? (issue #24)
 
-Plays whole 2-player games with both seats on ``mc:BUDGET:tuned`` (so the positions are the
-searcher's own) and, at every turn with an Add among the options, asks the seat's tuned rule
-(``heuristic_choice`` with the committed 2p knobs, or ``--knobs FILE``) what it would play
-there too. One row per such decision: what each chose and a few features of the position.
-Prints the disagreement tables the session-15 Add rule was read from (docs/search.md,
-"pgc 2p: a rule for when to Add").
+Plays whole 2-player games (two rounds, seat 0 leads round 1) with both seats on
+``mc:BUDGET:tuned`` (so the positions are the searcher's own; its rollouts play ``--rollout``)
+and, at every turn with an Add among the options (``--responding``: every responding turn),
+asks the tuned rule (``heuristic_choice`` with ``--knobs``, the committed 2p file by default)
+what it would play there too. One row per such decision: what each chose and a few features
+of the position. Prints the disagreement tables the session-15 Add rule was read from
+(docs/search.md, "Row 2, session 15"). Deals and search draws come from the game's own streams
+(``rng.DEAL``, ``rng.SEARCH``), so a run is reproducible.
 
     PYTHONPATH=$PWD python3 benchmarks/pgc_add_probe.py --games 200 --seed 8
 """
@@ -32,11 +34,6 @@ def knob_row(path):
     return row
 
 
-def describe(st, a):
-    typ = pgc.act_type(a)
-    return pgc.ACTION_NAMES[typ]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=200)
@@ -47,6 +44,8 @@ def main():
     ap.add_argument("--rollout", default=str(ROOT / "configs/tuned/pgc-2p.toml"),
                     help="knobs of the mc seats' rollouts (mc:BUDGET:tuned)")
     ap.add_argument("--out", default=None, help="write the rows as .npz")
+    ap.add_argument("--responding", action="store_true",
+                    help="every responding turn (a Central Meld on the table), not only those with an Add")
     a = ap.parse_args()
     job = cfg.resolve("pgc", None, 2, policy="heuristic")
     params = job.params
@@ -80,6 +79,8 @@ def main():
                     i_mc = pgc.mc_choose(st, params, acts, n, a.budget, pgc.P_TUNED, keys, ctrs,
                                          P + 1 + seat, 2, params[pgc.R_TARGET], mcstat, 0)
                 has_add = any(pgc.act_type(acts[j]) == pgc.A_ADD for j in range(n))
+                if a.responding:
+                    has_add = st[pgc.S_C_SIZE] > 0
                 if has_add:
                     ask[:] = st
                     ask[pgc.KNOB + seat * MAX_KNOBS: pgc.KNOB + (seat + 1) * MAX_KNOBS] = krow
