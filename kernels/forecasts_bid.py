@@ -1698,7 +1698,8 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
         if (voidable >> su) & 1:
             vcards |= SUIT_MASK[su]
     for attempt in range(DET_ATTEMPTS + 1):
-        rng.shuffle(cards, m, keys, ctrs, slot)
+        if m > 1:               # rng.shuffle's permutation and counter, its draws computed first
+            rng.shuffle_batched(cards, m, keys, ctrs, slot, low)    # (low: free until written below)
         relax = attempt == DET_ATTEMPTS
         for L in range(N_LOC):
             room[L] = cap[L]
@@ -1772,7 +1773,8 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             low[nl] = lowest_bit(b)
             b &= b - 1
             nl += 1
-        rng.shuffle(low, nl, keys, ctrs, slot)
+        if nl > 1:
+            rng.shuffle_batched(low, nl, keys, ctrs, slot, loc)     # (loc: read above, free now)
         for i in range(nl):
             dst[S_RIVAL_DECK + low_start + i] = low[i]
 
@@ -1930,7 +1932,7 @@ def trick_rest(st, keys, ctrs):
     return S - k0
 
 
-@jit_borrowing   # allocates nothing; its caller (mc_search) owns every array
+@jit(inline='always')    # into _option_value (no reference counting there: jit_borrowing)
 def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
     """Play the round on to its scoring from seat ``j`` (from the dealer's left) of ``phase``
     with the game's own phase functions (``search`` None: no seat searches in a rollout);
@@ -2022,7 +2024,7 @@ def game_rest(st, keys, ctrs, ev, ev_n):
     return plays
 
 
-@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+@jit(inline='always')    # into _option_value: one call a rollout, not three
 def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
     the round on (me's own rest of a Market turn by its rollout policy); returns card plays.
@@ -2144,7 +2146,7 @@ GH_Z = np.ascontiguousarray(_GH_Z, dtype=np.float64)
 GH_W = np.ascontiguousarray(_GH_W / np.sqrt(2.0 * np.pi), dtype=np.float64)
 
 
-@jit
+@jit(inline='always')
 def game_horizon(st, me, dkind):
     """Whether seat ``me``'s search of a ``dkind`` decision rolls out to the end of the game."""
     obj = st[S_MCOBJ + me]
