@@ -2187,7 +2187,7 @@ def win_chance(sim, me, k):
     return np.int64(p * WIN_SCALE + 0.5)
 
 
-@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+@jit(inline='always')    # into _sample_values
 def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n, final):
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
     ``sim``): value = me's objective (S_MCOBJ: OBJ_MEAN, (S - 1) x me's Reputation change minus
@@ -2223,6 +2223,24 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
         if (w >> me) & 1:
             units = layout.SHARE_UNIT // popcount(w)
     return v, units, plays
+
+
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+def _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done, rkeys, rctrs,
+                   ev, ev_n, final, vals, units):
+    """_option_value of every option ``i`` still running (``alive[i]``) on the sample ``det``:
+    its value into ``vals[i]``, its win units into ``units[i]`` (the others keep theirs); returns
+    the card plays simulated. One call a sample, not one a rollout (a call passes each array as
+    7 words)."""
+    plays = 0
+    for i in range(n_opt):
+        if alive[i]:
+            v, u, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done, rkeys,
+                                    rctrs, ev, ev_n, final)
+            vals[i] = v
+            units[i] = u
+            plays += p
+    return plays
 
 
 @jit(inline='always')
@@ -2261,17 +2279,19 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
              or game_horizon(st, me, dkind))
     wins = np.zeros(n_opt, dtype=np.int64)
+    alive = np.ones(n_opt, dtype=np.int64)      # every option on every sample
+    vals = np.empty(n_opt, dtype=np.int64)
+    units = np.empty(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
     plays = 0
     for _ in range(budget):
         _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+        plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done,
+                                rkeys, rctrs, ev, ev_n, final, vals, units)
         for i in range(n_opt):
-            v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done,
-                                        rkeys, rctrs, ev, ev_n, final)
-            plays += p
-            total[i] += v
-            wins[i] += units
+            total[i] += vals[i]
+            wins[i] += units[i]
     st[S_COUNT + C_MC_ROLLOUTS] += budget * n_opt
     st[S_COUNT + C_MC_PLAYS] += plays
     best = 0
@@ -2298,6 +2318,7 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
              or game_horizon(st, me, dkind))
     alive, total, Sd, Qd = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
+    units = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
     plays = 0
@@ -2308,12 +2329,11 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     while left > 1 and m < budget:
         ctrs[slot] = base + m * race.STRIDE
         _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+        plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done,
+                                rkeys, rctrs, ev, ev_n, final, vals, units)
         for i in range(n_opt):
             if alive[i]:
-                v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done,
-                                            rkeys, rctrs, ev, ev_n, final)
-                vals[i] = v + WIN_WEIGHT * units
-                plays += p
+                vals[i] += WIN_WEIGHT * units[i]
                 rollouts += 1
         race.record(vals, alive, total, Sd, Qd, n_opt)
         m += 1
@@ -2337,6 +2357,8 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
              or game_horizon(st, me, dkind))
     alive, total, _, _ = race.new_race(n_opt)
+    vals = np.zeros(n_opt, dtype=np.int64)
+    units = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
     plays = 0
@@ -2349,12 +2371,11 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
         for _ in range(race.halving_samples(budget, n_opt, left, rounds)):
             ctrs[slot] = base + m * race.STRIDE
             _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+            plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken,
+                                    done, rkeys, rctrs, ev, ev_n, final, vals, units)
             for i in range(n_opt):
                 if alive[i]:
-                    v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken,
-                                                done, rkeys, rctrs, ev, ev_n, final)
-                    total[i] += v + WIN_WEIGHT * units
-                    plays += p
+                    total[i] += vals[i] + WIN_WEIGHT * units[i]
                     rollouts += 1
             m += 1
         left = race.halve(alive, total, n_opt)
