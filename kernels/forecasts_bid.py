@@ -1637,6 +1637,12 @@ def note_play(st, s, c, j, led):
         st[S_KNOWN + s] &= ~(ONE << c)
 
 
+# tables: SUIT_OF[c] = c // N_RANKS; FOLLOW_OF[c] = the cards of c's suit (a lookup instead of a
+# signed division and a wrapped index)
+SUIT_OF = np.array([c // N_RANKS for c in range(N_CARDS)], dtype=np.int64)
+FOLLOW_OF = np.array([SUIT_MASK[c // N_RANKS] for c in range(N_CARDS)], dtype=np.int64)
+
+
 @jit
 def _loc_allows(st, L, su, relax):
     return L >= MAX_SEATS or relax or not ((st[S_VOID + L] >> su) & 1)
@@ -1697,10 +1703,17 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     for su in range(4):
         if (voidable >> su) & 1:
             vcards |= SUIT_MASK[su]
+    allow = np.int64(0)         # 8 bits a suit: the places (_loc_allows) a card of it may go to
+    if vcards:
+        for su in range(4):
+            for L in range(N_LOC):
+                if _loc_allows(st, L, su, False):
+                    allow |= ONE << (8 * su + L)
     for attempt in range(DET_ATTEMPTS + 1):
         if m > 1:               # rng.shuffle's permutation and counter, its draws computed first
             rng.shuffle_batched(cards, m, keys, ctrs, slot, low)    # (low: free until written below)
-        relax = attempt == DET_ATTEMPTS
+        if attempt == DET_ATTEMPTS:     # relax: the voids are ignored
+            allow = np.int64(-1)
         for L in range(N_LOC):
             room[L] = cap[L]
         ok = True
@@ -1708,17 +1721,17 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             loc[i] = -1
             if not ((vcards >> cards[i]) & 1):
                 continue
-            su = cards[i] // N_RANKS
+            al = allow >> (8 * SUIT_OF[ix(cards[i])])
             tot = 0
             for L in range(N_LOC):
-                if room[L] > 0 and _loc_allows(st, L, su, relax):
+                if room[L] > 0 and (al >> L) & 1:
                     tot += room[L]
             if tot == 0:
                 ok = False
                 break
             x = rng.below(keys, ctrs, slot, tot) if tot > 1 else 0
             for L in range(N_LOC):
-                if room[L] > 0 and _loc_allows(st, L, su, relax):
+                if room[L] > 0 and (al >> L) & 1:
                     if x < room[L]:
                         loc[i] = L
                         room[L] -= 1
@@ -1888,8 +1901,8 @@ def rollout_tricks(st, keys, ctrs):
             st[ix(S_PLAYED + s)] = c
             pile |= ONE << c
             if j == 0:
-                led = c // N_RANKS
-                follow = SUIT_MASK[ix(led)]
+                led = SUIT_OF[ix(c)]
+                follow = FOLLOW_OF[ix(c)]
                 best_seat = s
                 best = c
                 beat = BEATS[ix(c)]
@@ -1908,6 +1921,15 @@ def rollout_tricks(st, keys, ctrs):
         pile = np.int64(0)
         j0 = 0
     st[S_DECISIONS] += decisions
+
+
+@jit(inline='always')
+def rollout_scoring(st):
+    """scoring_phase in a rollout: the Reputation changes only (a rollout's counters and events
+    are never read: the search values a rollout by the Reputation, outcome by it too)."""
+    for s in range(st[S_SEATS]):
+        st[ix(S_REP + s)] = add_reputation(st[ix(S_REP + s)],
+                                           round_points(st[ix(S_BID + s)], st[ix(S_WON + s)]))
 
 
 @jit(inline='always')
@@ -1962,7 +1984,7 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
                 k0 += 1
         plays += S - k0 + S * (st[S_HAND_SIZE] - st[S_TRICK] - 1)
         rollout_tricks(st, keys, ctrs)
-        scoring_phase(st, ev, ev_n)
+        rollout_scoring(st)
         return plays
     else:
         plays += trick_rest(st, keys, ctrs)
@@ -1972,7 +1994,7 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
             rollout_tricks(st, keys, ctrs)
         else:
             tricks_phase(st, keys, ctrs, ev, ev_n, None)
-    scoring_phase(st, ev, ev_n)
+    rollout_scoring(st)
     return plays
 
 
@@ -2018,7 +2040,7 @@ def game_rest(st, keys, ctrs, ev, ev_n):
             rollout_tricks(st, keys, ctrs)
         else:
             tricks_phase(st, keys, ctrs, ev, ev_n, None)
-        scoring_phase(st, ev, ev_n)
+        rollout_scoring(st)
     keys[deal_slot] = kd
     keys[aux_slot] = ka
     return plays
