@@ -803,7 +803,8 @@ def random_choice_on(st, params, acts, n, keys, ctrs, slot, fixed_rounds, target
 GO_OUT_VALUE = 1_000_000
 REFUSED = -(1 << 40)
 (K_W_CARDS, K_W_UNITS, K_W_STRENGTH, K_W_END, K_W_POINTS, K_STRONG_RANK, K_NEAR_OUT, K_KEEP_MELDS,
- K_OVERWRITE_BONUS, K_ADD_BONUS, K_LEAD_CARDS, K_MIN_RESPONSE, K_DANGER_CARDS) = range(13)
+ K_OVERWRITE_BONUS, K_ADD_BONUS, K_LEAD_CARDS, K_MIN_RESPONSE, K_DANGER_CARDS, K_SINGLE_ADD_BELOW,
+ K_SINGLE_ADD_LEFT, K_SINGLE_ADD_COST) = range(16)
 KNOBS = (
     Knob("w_cards", K_W_CARDS, 10, 0, 100, "value per card a play sheds"),
     Knob("w_units", K_W_UNITS, 20, 0, 100, "cost per meld the hand still needs after the play "
@@ -830,6 +831,15 @@ KNOBS = (
          "is worth at least this (-5000: play whenever a play is not refused)"),
     Knob("danger_cards", K_DANGER_CARDS, 0, 0, 12, "when an opponent holds at most this many cards "
          "(its last hand), strong cards are no longer kept (0: off)"),
+    # session 15 (docs/search.md, "pgc 2p: a rule for when to Add"): committed files made before
+    # these three leave them out and take the defaults (optional), which switch the rule off
+    Knob("single_add_below", K_SINGLE_ADD_BELOW, 0, 0, 13, "an Add onto a single whose rank index is "
+         "below this (5 = numbers 1-5) costs single_add_cost while more than single_add_left cards "
+         "would be left, so the seat Overwrites the low single instead (0: off)", optional=True),
+    Knob("single_add_left", K_SINGLE_ADD_LEFT, 0, 0, 24, "with at most this many cards left after "
+         "the Add (the hand in play), single_add_below no longer costs anything", optional=True),
+    Knob("single_add_cost", K_SINGLE_ADD_COST, 0, 0, 1000, "what single_add_below subtracts from "
+         "such an Add's value", optional=True),
 )
 KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
 for _k in KNOBS:
@@ -895,6 +905,9 @@ def heuristic_value(st, params, a, held, units_now, responding, danger):
         v += st[kb + K_OVERWRITE_BONUS]
     elif typ == A_ADD:
         v += st[kb + K_ADD_BONUS]
+        if (st[S_C_KIND] == K_SINGLE and st[S_C_LOW] < st[kb + K_SINGLE_ADD_BELOW]
+                and st[N_HELD + seat] - shed > st[kb + K_SINGLE_ADD_LEFT]):
+            v -= st[kb + K_SINGLE_ADD_COST]         # rather Overwrite a low single early on
     elif typ == A_LEAD:
         v += st[kb + K_LEAD_CARDS] * shed
     return v

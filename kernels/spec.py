@@ -112,7 +112,9 @@ class Knob:
     """One named parameter of a game's ``tuned`` policy: slot ``index`` of the seat's knob columns
     (``seats[s, SEAT_KNOBS + index]``), an integer in ``lo..hi``; ``default`` reproduces the
     ``heuristic`` policy's decision rule. ``scale``: the integer means value / scale (e.g. 1000 for
-    a weight in thousandths), so a knob stays exact in the int64 seats array."""
+    a weight in thousandths), so a knob stays exact in the int64 seats array. ``optional``: a
+    parameter file may leave the knob out and then plays its default (a knob added after files
+    were trained; ``simcli train`` from such a file searches only the knobs the file lists)."""
     name: str
     index: int
     default: int
@@ -120,6 +122,7 @@ class Knob:
     hi: int
     help: str
     scale: int = 1
+    optional: bool = False
 
 
 @dataclass(frozen=True)

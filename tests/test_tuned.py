@@ -293,3 +293,47 @@ def test_train_command_writes_through_the_output_contract(tmp_path):
     job = cfg.resolve("forecasts-cubes", None, 3, policy=f"tuned@{f}")
     assert (job.seats[:, SEAT_KNOBS:SEAT_KNOBS + fc.NK] ==
             tuned.row_of(fc, tuned.load_file(fc, f, 3))[:fc.NK]).all()
+
+
+OPTIONAL_PGC = ("single_add_below", "single_add_left", "single_add_cost")
+
+
+def _pgc_file(path, drop=(), extra=""):
+    """A pgc 2p parameter file: every knob at its default but those in ``drop``, plus ``extra``."""
+    lines = [f"{k.name} = {k.default}" for k in pgc.KNOBS if k.name not in drop]
+    path.write_text('game = "pgc"\nplayers = 2\n\n[knobs]\n' + "\n".join(lines) + "\n" + extra)
+    return path
+
+
+def test_a_file_may_leave_out_only_the_optional_knobs(tmp_path):
+    """Files made before pgc's Add-rule knobs (session 15) leave them out and play their defaults,
+    which are the heuristic's rule; any other knob left out is still an error."""
+    assert {k.name for k in pgc.KNOBS if k.optional} == set(OPTIONAL_PGC)
+    f = _pgc_file(tmp_path / "old.toml", drop=OPTIONAL_PGC, extra="")
+    vals = tuned.load_file(pgc, f, 2)
+    assert all(vals[n] == 0 for n in OPTIONAL_PGC) and vals == tuned.defaults(pgc)
+    assert [k.name for k in tuned.listed_knobs(pgc, f)] == [k.name for k in pgc.KNOBS if not k.optional]
+    with pytest.raises(SimError, match="w_units.*missing"):
+        tuned.load_file(pgc, _pgc_file(tmp_path / "bad.toml", drop=("w_units",)), 2)
+    # every committed pgc file loads with every knob, whether it lists the optional ones or not
+    for p in pgc.PLAYER_COUNTS:
+        f = ROOT / "configs" / "tuned" / f"pgc-{p}p.toml"
+        vals = tuned.load_file(pgc, f, p)
+        assert set(vals) == {k.name for k in pgc.KNOBS}
+
+
+def test_train_searches_only_the_knobs_its_start_file_lists(tmp_path):
+    """From a start file without the optional knobs no child ever moves them (so a file trained
+    before they existed comes back from its recorded command); from one that lists them, and
+    from the heuristic, they are searched too."""
+    from simcli.analyses import train as tr
+    old = _pgc_file(tmp_path / "old.toml", drop=OPTIONAL_PGC)
+    new = _pgc_file(tmp_path / "new.toml")
+
+    def moved(start):
+        t = tr.Trainer(tr.Settings(game="pgc", players=2, seed=3, candidates=10, start=start))
+        kids = [c for _ in range(40) for c in t.children()]
+        return {n for c in kids for n, v in c.items() if v != t.incumbent[n]}
+    assert not moved(str(old)) & set(OPTIONAL_PGC) and len(moved(str(old))) >= 8
+    assert set(OPTIONAL_PGC) <= moved(str(new))
+    assert set(OPTIONAL_PGC) <= moved("heuristic")

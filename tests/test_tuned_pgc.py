@@ -142,6 +142,35 @@ def test_overwrite_and_add_bonuses():
     assert choose(st, min_response=-33) == ("add", (4, 4))
 
 
+def test_single_add_below_left_and_cost():
+    # The same position: on a single 4 (rank index 3), holding 1 1 4 9, the heuristic Adds 4 (-33
+    # against Overwrite 9's -37, above); the Add would leave 3 cards (1 1 9).
+    st = state(4, [[1, 1, 4, 9]] + OTHERS, central=[4])
+    assert choose(st, single_add_below=13) == ("add", (4, 4))                 # no cost: no change
+    assert choose(st, single_add_below=4, single_add_cost=5) == ("overwrite", (9,))   # -38 < -37
+    assert choose(st, single_add_below=4, single_add_cost=3) == ("add", (4, 4))       # -36 > -37
+    assert choose(st, single_add_below=3, single_add_cost=5) == ("add", (4, 4))   # 4 not below rank 3
+    assert choose(st, single_add_below=13, single_add_cost=5) == ("overwrite", (9,))
+    assert choose(st, single_add_below=4, single_add_left=3, single_add_cost=5) == ("add", (4, 4))
+    assert choose(st, single_add_below=4, single_add_left=2, single_add_cost=5) == ("overwrite", (9,))
+    # a cost, not a refusal: with no Overwrite held (nothing above 4 but a second 4) the seat still
+    # Adds (4-4-4: 20 - 20*1 - 6 = -6, less 500), unless min_response makes it pass
+    st = state(4, [[1, 1, 4, 4]] + OTHERS, central=[4])
+    assert choose(st) == ("add", (4, 4, 4))
+    assert choose(st, single_add_below=4, single_add_cost=500) == ("add", (4, 4, 4))
+    assert choose(st, single_add_below=4, single_add_cost=500, min_response=-100) == ("pass",)
+    assert choose(st, min_response=-100) == ("add", (4, 4, 4))
+    # not a single: onto a pair 4-4 the Add (a set of three) costs nothing
+    st = state(4, [[1, 1, 4, 9]] + OTHERS, central=[4, 4])
+    assert choose(st, single_add_below=13, single_add_cost=1000, min_response=-100) == ("add", (4, 4, 4))
+    # nor onto a run: on 2-3, holding 4 9 12 15 (no lower run to Overwrite with), Add 4 makes 2-3-4
+    st = state(4, [[4, 9, 12, 15]] + OTHERS, central=[2, 3])
+    assert choose(st, single_add_below=13, single_add_cost=1000, min_response=-100) == ("add", (2, 3, 4))
+    # going out is worth GO_OUT_VALUE whatever the knobs: on a single 4 holding one 4
+    st = state(4, [[4]] + OTHERS, central=[4])
+    assert choose(st, single_add_below=13, single_add_cost=1000) == ("add", (4, 4))
+
+
 def test_strong_cards_near_out_and_danger():
     # On a single 12, holding 1 3 5 9 14: only Overwrite 14 or Pass. 14 is strong (rank index 11
     # >= 10) and 4 cards would be left (> 3): kept, so the heuristic passes.

@@ -181,6 +181,7 @@ class Trainer:
         self.pool_rows = {p: (None if p in ("incumbent", "self") else self.arena.policy_row(p))
                           for p in s.pool}
         self.rng = np.random.default_rng(s.seed)
+        self.searched = self.arena.knobs
         self.incumbent = self._start()
         self.fitness = float("nan")
         self.progress = progress
@@ -192,10 +193,14 @@ class Trainer:
         path = Path(self.s.start)
         if not path.is_absolute() and not path.exists():    # recorded relative to the project root
             path = Path(__file__).resolve().parents[2] / path
-        return tuned.load_file(self.arena.mod, path, self.s.players)
+        values = tuned.load_file(self.arena.mod, path, self.s.players)
+        # only the knobs the start file lists are searched: an optional knob it leaves out (added
+        # after the file was made) stays at its default, so its recorded command still reproduces it
+        self.searched = tuned.listed_knobs(self.arena.mod, path)
+        return values
 
     def mutate(self, base: dict) -> dict:
-        knobs = self.arena.knobs
+        knobs = self.searched
         child = dict(base)
         for i in self.rng.choice(len(knobs), size=int(self.rng.integers(1, 4)), replace=False):
             k = knobs[int(i)]

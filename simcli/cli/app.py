@@ -346,7 +346,7 @@ def train_cmd(
     pool: Annotated[str, typer.Option("--pool", help="opponents, comma-separated: incumbent, self (the candidate's own table: its timeouts count as losses), or any policy text (heuristic, heuristic+bid-zero, tuned@FILE, mc:4)")] = "heuristic,incumbent,self",
     exploits: Annotated[Optional[str], typer.Option("--exploits", help="restrictions whose gain is penalised, comma-separated, or none (default: all the game's)")] = None,
     exploit_weight: Annotated[float, typer.Option("--exploit-weight", min=0.0, max=1000.0, help="fitness = mean pool share - weight x sum of positive exploit gains")] = 2.0,
-    start: Annotated[str, typer.Option("--start", help="heuristic (the knobs' defaults) or a parameter file to start from")] = "heuristic",
+    start: Annotated[str, typer.Option("--start", help="heuristic (the knobs' defaults) or a parameter file to start from (only the knobs it lists are searched: a knob added after it was made stays at its default)")] = "heuristic",
     exploit_penalty: Annotated[str, typer.Option("--exploit-penalty", help="sum or max: the fitness subtracts the weight x the sum of the positive exploit gains, or x the largest one")] = "sum",
     horizon: Annotated[int, typer.Option("--horizon", min=0, max=10**6, help="0 (off), or a game length (the game's length unit: turns, tricks, plays): a game longer than this counts as won by nobody, so knobs that lock tables up into long games lose")] = 0,
     no_win_weight: Annotated[float, typer.Option("--no-win-weight", min=0.0, max=1000.0, help="fitness also subtracts this x the share of the candidate's own table's games that nobody wins (within --horizon): knobs whose tables lock up lose")] = 0.0,

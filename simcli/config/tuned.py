@@ -49,21 +49,31 @@ def default_file(game: str, variant: str | None, players: int) -> Path:
 
 
 def check_values(mod, values: dict, where: str) -> dict:
-    """Every knob of the game present, no other name, each in its range; name -> int."""
+    """Every knob of the game present (an ``optional`` knob left out takes its default), no
+    other name, each in its range; name -> int."""
     knobs = knobs_of(mod)
     names = [k.name for k in knobs]
     unknown = [n for n in values if n not in names]
     if unknown:
         raise SimError(f"{where}: unknown knob(s) {', '.join(unknown)} for {mod.GAME_ID}; "
                        f"valid knobs: {', '.join(names)}")
-    missing = [n for n in names if n not in values]
+    missing = [k.name for k in knobs if k.name not in values and not k.optional]
     if missing:
         raise SimError(f"{where}: knob(s) {', '.join(missing)} missing (give every knob of {mod.GAME_ID})")
+    values = {k.name: values.get(k.name, k.default) for k in knobs}
     for k in knobs:
         v = values[k.name]
         if not k.lo <= v <= k.hi:
             raise SimError(f"{where}: knob {k.name} must be a whole number in {k.lo}..{k.hi}, not {v}")
     return {k.name: int(values[k.name]) for k in knobs}
+
+
+def listed_knobs(mod, path: Path) -> tuple:
+    """The knobs a parameter file lists (in the game's order): every knob but the optional ones
+    it leaves out (knobs added after it was trained)."""
+    p = Path(path)
+    listed = _read(str(p), p.stat().st_mtime_ns)["knobs"]
+    return tuple(k for k in knobs_of(mod) if k.name in listed)
 
 
 @functools.lru_cache(maxsize=64)
