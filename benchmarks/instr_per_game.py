@@ -61,7 +61,7 @@ def player(spec: str, most: int):
         from kernels import layout
         from simcli.config.jobs import resolve
         from simcli.engine import runner
-        game, players, policy = spec.split(":")
+        game, players, policy = spec.split(":", 2)   # a policy may have arguments: mc:8:heuristic
         job = resolve(game, players=int(players), policy=policy)
         buf = np.zeros((most, layout.out_width(job.seats.shape[0], len(job.module.COUNTERS))),
                        dtype=np.int64)

@@ -1637,6 +1637,12 @@ def note_play(st, s, c, j, led):
         st[S_KNOWN + s] &= ~(ONE << c)
 
 
+# tables: SUIT_OF[c] = c // N_RANKS; FOLLOW_OF[c] = the cards of c's suit (a lookup instead of a
+# signed division and a wrapped index)
+SUIT_OF = np.array([c // N_RANKS for c in range(N_CARDS)], dtype=np.int64)
+FOLLOW_OF = np.array([SUIT_MASK[c // N_RANKS] for c in range(N_CARDS)], dtype=np.int64)
+
+
 @jit
 def _loc_allows(st, L, su, relax):
     return L >= MAX_SEATS or relax or not ((st[S_VOID + L] >> su) & 1)
@@ -1697,9 +1703,17 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     for su in range(4):
         if (voidable >> su) & 1:
             vcards |= SUIT_MASK[su]
+    allow = np.int64(0)         # 8 bits a suit: the places (_loc_allows) a card of it may go to
+    if vcards:
+        for su in range(4):
+            for L in range(N_LOC):
+                if _loc_allows(st, L, su, False):
+                    allow |= ONE << (8 * su + L)
     for attempt in range(DET_ATTEMPTS + 1):
-        rng.shuffle(cards, m, keys, ctrs, slot)
-        relax = attempt == DET_ATTEMPTS
+        if m > 1:               # rng.shuffle's permutation and counter, its draws computed first
+            rng.shuffle_batched(cards, m, keys, ctrs, slot, low)    # (low: free until written below)
+        if attempt == DET_ATTEMPTS:     # relax: the voids are ignored
+            allow = np.int64(-1)
         for L in range(N_LOC):
             room[L] = cap[L]
         ok = True
@@ -1707,17 +1721,17 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             loc[i] = -1
             if not ((vcards >> cards[i]) & 1):
                 continue
-            su = cards[i] // N_RANKS
+            al = allow >> (8 * SUIT_OF[ix(cards[i])])
             tot = 0
             for L in range(N_LOC):
-                if room[L] > 0 and _loc_allows(st, L, su, relax):
+                if room[L] > 0 and (al >> L) & 1:
                     tot += room[L]
             if tot == 0:
                 ok = False
                 break
             x = rng.below(keys, ctrs, slot, tot) if tot > 1 else 0
             for L in range(N_LOC):
-                if room[L] > 0 and _loc_allows(st, L, su, relax):
+                if room[L] > 0 and (al >> L) & 1:
                     if x < room[L]:
                         loc[i] = L
                         room[L] -= 1
@@ -1772,7 +1786,8 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             low[nl] = lowest_bit(b)
             b &= b - 1
             nl += 1
-        rng.shuffle(low, nl, keys, ctrs, slot)
+        if nl > 1:
+            rng.shuffle_batched(low, nl, keys, ctrs, slot, loc)     # (loc: read above, free now)
         for i in range(nl):
             dst[S_RIVAL_DECK + low_start + i] = low[i]
 
@@ -1886,8 +1901,8 @@ def rollout_tricks(st, keys, ctrs):
             st[ix(S_PLAYED + s)] = c
             pile |= ONE << c
             if j == 0:
-                led = c // N_RANKS
-                follow = SUIT_MASK[ix(led)]
+                led = SUIT_OF[ix(c)]
+                follow = FOLLOW_OF[ix(c)]
                 best_seat = s
                 best = c
                 beat = BEATS[ix(c)]
@@ -1906,6 +1921,15 @@ def rollout_tricks(st, keys, ctrs):
         pile = np.int64(0)
         j0 = 0
     st[S_DECISIONS] += decisions
+
+
+@jit(inline='always')
+def rollout_scoring(st):
+    """scoring_phase in a rollout: the Reputation changes only (a rollout's counters and events
+    are never read: the search values a rollout by the Reputation, outcome by it too)."""
+    for s in range(st[S_SEATS]):
+        st[ix(S_REP + s)] = add_reputation(st[ix(S_REP + s)],
+                                           round_points(st[ix(S_BID + s)], st[ix(S_WON + s)]))
 
 
 @jit(inline='always')
@@ -1930,7 +1954,7 @@ def trick_rest(st, keys, ctrs):
     return S - k0
 
 
-@jit_borrowing   # allocates nothing; its caller (mc_search) owns every array
+@jit(inline='always')    # into _option_value (no reference counting there: jit_borrowing)
 def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
     """Play the round on to its scoring from seat ``j`` (from the dealer's left) of ``phase``
     with the game's own phase functions (``search`` None: no seat searches in a rollout);
@@ -1960,7 +1984,7 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
                 k0 += 1
         plays += S - k0 + S * (st[S_HAND_SIZE] - st[S_TRICK] - 1)
         rollout_tricks(st, keys, ctrs)
-        scoring_phase(st, ev, ev_n)
+        rollout_scoring(st)
         return plays
     else:
         plays += trick_rest(st, keys, ctrs)
@@ -1970,7 +1994,7 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
             rollout_tricks(st, keys, ctrs)
         else:
             tricks_phase(st, keys, ctrs, ev, ev_n, None)
-    scoring_phase(st, ev, ev_n)
+    rollout_scoring(st)
     return plays
 
 
@@ -2016,13 +2040,13 @@ def game_rest(st, keys, ctrs, ev, ev_n):
             rollout_tricks(st, keys, ctrs)
         else:
             tricks_phase(st, keys, ctrs, ev, ev_n, None)
-        scoring_phase(st, ev, ev_n)
+        rollout_scoring(st)
     keys[deal_slot] = kd
     keys[aux_slot] = ka
     return plays
 
 
-@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+@jit(inline='always')    # into _option_value: one call a rollout, not three
 def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
     the round on (me's own rest of a Market turn by its rollout policy); returns card plays.
@@ -2144,7 +2168,7 @@ GH_Z = np.ascontiguousarray(_GH_Z, dtype=np.float64)
 GH_W = np.ascontiguousarray(_GH_W / np.sqrt(2.0 * np.pi), dtype=np.float64)
 
 
-@jit
+@jit(inline='always')
 def game_horizon(st, me, dkind):
     """Whether seat ``me``'s search of a ``dkind`` decision rolls out to the end of the game."""
     obj = st[S_MCOBJ + me]
@@ -2185,7 +2209,7 @@ def win_chance(sim, me, k):
     return np.int64(p * WIN_SCALE + 0.5)
 
 
-@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+@jit(inline='always')    # into _sample_values
 def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n, final):
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
     ``sim``): value = me's objective (S_MCOBJ: OBJ_MEAN, (S - 1) x me's Reputation change minus
@@ -2221,6 +2245,24 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
         if (w >> me) & 1:
             units = layout.SHARE_UNIT // popcount(w)
     return v, units, plays
+
+
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+def _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done, rkeys, rctrs,
+                   ev, ev_n, final, vals, units):
+    """_option_value of every option ``i`` still running (``alive[i]``) on the sample ``det``:
+    its value into ``vals[i]``, its win units into ``units[i]`` (the others keep theirs); returns
+    the card plays simulated. One call a sample, not one a rollout (a call passes each array as
+    7 words)."""
+    plays = 0
+    for i in range(n_opt):
+        if alive[i]:
+            v, u, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done, rkeys,
+                                    rctrs, ev, ev_n, final)
+            vals[i] = v
+            units[i] = u
+            plays += p
+    return plays
 
 
 @jit(inline='always')
@@ -2259,17 +2301,19 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
              or game_horizon(st, me, dkind))
     wins = np.zeros(n_opt, dtype=np.int64)
+    alive = np.ones(n_opt, dtype=np.int64)      # every option on every sample
+    vals = np.empty(n_opt, dtype=np.int64)
+    units = np.empty(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
     plays = 0
     for _ in range(budget):
         _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+        plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done,
+                                rkeys, rctrs, ev, ev_n, final, vals, units)
         for i in range(n_opt):
-            v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done,
-                                        rkeys, rctrs, ev, ev_n, final)
-            plays += p
-            total[i] += v
-            wins[i] += units
+            total[i] += vals[i]
+            wins[i] += units[i]
     st[S_COUNT + C_MC_ROLLOUTS] += budget * n_opt
     st[S_COUNT + C_MC_PLAYS] += plays
     best = 0
@@ -2296,6 +2340,7 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
              or game_horizon(st, me, dkind))
     alive, total, Sd, Qd = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
+    units = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
     plays = 0
@@ -2306,12 +2351,11 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     while left > 1 and m < budget:
         ctrs[slot] = base + m * race.STRIDE
         _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+        plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done,
+                                rkeys, rctrs, ev, ev_n, final, vals, units)
         for i in range(n_opt):
             if alive[i]:
-                v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken, done,
-                                            rkeys, rctrs, ev, ev_n, final)
-                vals[i] = v + WIN_WEIGHT * units
-                plays += p
+                vals[i] += WIN_WEIGHT * units[i]
                 rollouts += 1
         race.record(vals, alive, total, Sd, Qd, n_opt)
         m += 1
@@ -2335,6 +2379,8 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
              or game_horizon(st, me, dkind))
     alive, total, _, _ = race.new_race(n_opt)
+    vals = np.zeros(n_opt, dtype=np.int64)
+    units = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
     plays = 0
@@ -2347,12 +2393,11 @@ def halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
         for _ in range(race.halving_samples(budget, n_opt, left, rounds)):
             ctrs[slot] = base + m * race.STRIDE
             _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+            plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken,
+                                    done, rkeys, rctrs, ev, ev_n, final, vals, units)
             for i in range(n_opt):
                 if alive[i]:
-                    v, units, p = _option_value(st, det, sim, me, dkind, opts[i], j, shed, taken,
-                                                done, rkeys, rctrs, ev, ev_n, final)
-                    total[i] += v + WIN_WEIGHT * units
-                    plays += p
+                    total[i] += vals[i] + WIN_WEIGHT * units[i]
                     rollouts += 1
             m += 1
         left = race.halve(alive, total, n_opt)

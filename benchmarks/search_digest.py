@@ -1,0 +1,53 @@
+"""Digest of forecasts-bid search tables: a check that a search change keeps every decision.
+
+sha256 of the result rows (`runner.play_chunk`, one thread) of a fixed set of whole tables with
+search seats of every kind (mc / race / halve; heuristic, tuned and random rollouts; objectives
+0-4; 2p Rival Station, 3p, 4p, base and no-market). The rows hold every seat's score and the
+search counters (rollouts, rollout card plays, decisions), so one changed decision shows.
+Run it on two checkouts and compare the lines:
+
+    PYTHONPATH=/path/to/old python3 benchmarks/search_digest.py > old.txt
+    PYTHONPATH=$PWD python3 benchmarks/search_digest.py > new.txt && diff old.txt new.txt
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+
+import numba
+import numpy as np
+
+# (variant, seats, seed, games)
+TABLES = (
+    ("base", "mc:8:heuristic,heuristic,heuristic,heuristic", 26, 60),
+    ("base", "halve:8:heuristic,race:8:tuned,mc:4:random,heuristic", 27, 40),
+    ("base", "mc:4:heuristic,mc:4:heuristic,mc:4:heuristic,mc:4:heuristic", 28, 16),
+    ("base", "mc:8:heuristic:1,tuned,mc:4:tuned:2", 29, 60),
+    ("rival", "mc:8:heuristic:3,heuristic", 30, 40),
+    ("rival", "halve:8:tuned,mc:4:heuristic:2", 31, 60),
+    ("no-market", "mc:8:heuristic:4,halve:4:tuned,heuristic,random", 32, 60),
+    ("no-market", "race:8:heuristic:2,mc:4:heuristic,random", 33, 60),
+)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", type=float, default=1.0, help="games per table x this")
+    a = ap.parse_args()
+    numba.set_num_threads(1)
+    from kernels import layout
+    from simcli.config.jobs import resolve
+    from simcli.engine import runner
+    whole = hashlib.sha256()
+    for variant, seats, seed, games in TABLES:
+        n = max(1, int(games * a.scale))
+        job = resolve("forecasts-bid", variant=variant, players=len(seats.split(",")), seats=seats)
+        rows = runner.play_chunk(job, seed, 0, n)
+        d = hashlib.sha256(np.ascontiguousarray(rows).tobytes()).hexdigest()
+        whole.update(d.encode())
+        print(f"{variant:9s} {seats:55s} seed {seed} games {n}: {d[:16]}", flush=True)
+    print("all", whole.hexdigest()[:16])
+
+
+if __name__ == "__main__":
+    main()
