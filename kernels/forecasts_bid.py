@@ -36,7 +36,7 @@ from .cards import (
     card_name, follow_or_any, highest_bit, ix, lowest_bit, nth_bit, popcount, rank_of,
     select_card, suit_of,
 )
-from .knobs import load_knob_row, own_knob_row
+from .knobs import fill_knob_defaults, load_own_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
@@ -485,8 +485,7 @@ def init_game(st, players, market_on):
     for s in range(MAX_SEATS):
         st[S_FORBID + s] = 0
         st[S_WATCH + s] = 0
-        for k in range(NK):
-            st[S_KNOB + NK * s + k] = KNOB_DEFAULTS[k]
+    fill_knob_defaults(st, S_KNOB, KNOB_DEFAULTS, MAX_SEATS, NK)
 
 
 @jit
@@ -1374,6 +1373,31 @@ def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search):
 
 
 @jit(inline='always')
+def trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last):
+    """Seat ``s``'s card, the ``j``-th of the trick in progress (``led`` -1 and ``follow`` 0 for
+    the lead; else the led suit and its cards; ``best_seat`` holds the trick): the Rival flips,
+    on the round's last trick (``last``) the one card left is played, any other seat chooses
+    among its legal cards (trick_choice); the card leaves the hand (noted for the search) and is
+    returned. Inlined at the lead and in the followers' loop of play_trick."""
+    if s == rival:
+        st[S_LED_SUIT] = led
+        c = rival_play(st, s)
+        st[S_HAND + s] &= ~(ONE << c)
+    else:
+        hand = st[ix(S_HAND + s)]
+        if last:
+            c = lowest_bit(hand)
+        else:
+            c = trick_choice(st, keys, ctrs, s, follow_or_any(hand, follow), heur, led,
+                             best_seat, search)
+        st[ix(S_HAND + s)] = hand & ~(ONE << c)
+        if search is not None:
+            note_play(st, s, c, j, led)
+    st[ix(S_PLAYED + s)] = c
+    return c
+
+
+@jit(inline='always')
 def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last):
     """Trick ``t``, led by ``leader``: one card per seat clockwise, the winner collects it
     (collect_trick) and is returned. ``last`` (a constant; only in the build without search):
@@ -1388,20 +1412,7 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
     else:
         st[S_LEADER] = leader
     s = leader
-    if s == rival:
-        st[S_LED_SUIT] = -1
-        c = rival_play(st, s)
-        st[S_HAND + s] &= ~(ONE << c)
-    else:
-        hand = st[ix(S_HAND + s)]
-        if last:
-            c = lowest_bit(hand)
-        else:
-            c = trick_choice(st, keys, ctrs, s, hand, heur, -1, -1, search)
-        st[ix(S_HAND + s)] = hand & ~(ONE << c)
-        if search is not None:
-            note_play(st, s, c, 0, -1)
-    st[ix(S_PLAYED + s)] = c
+    c = trick_card(st, keys, ctrs, s, 0, -1, -1, 0, rival, heur, search, last)
     pile = ONE << c             # the trick's cards
     led = np.int64(ix(c) // np.uint64(N_RANKS))
     follow = SUIT_MASK[ix(led)]  # the led suit's cards
@@ -1412,21 +1423,7 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
         s += 1
         if s == S:
             s = 0
-        if s == rival:
-            st[S_LED_SUIT] = led
-            c = rival_play(st, s)
-            st[S_HAND + s] &= ~(ONE << c)
-        else:
-            hand = st[ix(S_HAND + s)]
-            if last:
-                c = lowest_bit(hand)
-            else:
-                c = trick_choice(st, keys, ctrs, s, follow_or_any(hand, follow), heur, led,
-                                 best_seat, search)
-            st[ix(S_HAND + s)] = hand & ~(ONE << c)
-            if search is not None:
-                note_play(st, s, c, j, led)
-        st[ix(S_PLAYED + s)] = c
+        c = trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last)
         pile |= ONE << c
         x = TRICK_STRENGTH[ix(row + c)]
         if x > best_str:
@@ -2580,12 +2577,11 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
                 pol = P_MC
                 st[S_RACE + s] = SEARCH_HALVE
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
-            # init_game wrote the defaults: only a seat with its own row loads it (load_knob_row
-            # is a call and a copy per seat: ~230 instructions, measured)
+            # init_game wrote the defaults: only a seat with its own row loads it (a call and a
+            # copy for every seat cost ~230 instructions, measured)
             p_mc = ((seats[s, 0] if seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE else P_MC)
                     if search is not None else -1)
-            if own_knob_row(seats, s, NK, P_TUNED, p_mc):
-                load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, p_mc, st, S_KNOB + NK * s)
+            load_own_knob_row(seats, s, NK, P_TUNED, p_mc, st, S_KNOB + NK * s)
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]

@@ -39,7 +39,7 @@ from .cards import (
     card_name, follow_or_any, highest_bit, ix, lowest_bit, nth_bit, popcount, rank_of,
     select_card, suit_of,
 )
-from .knobs import load_knob_row, own_knob_row
+from .knobs import fill_knob_defaults, load_own_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .rng import _S32
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
@@ -880,9 +880,7 @@ def new_state(P):
     """The working arrays of one game at a time; the knob rows hold the defaults (setup_game
     loads a seat's own row over them each game: nothing else writes them)."""
     kn = np.empty(NK * P, dtype=np.int64)
-    for s in range(P):
-        for k in range(NK):
-            kn[NK * s + k] = KNOB_DEFAULTS[k]
+    fill_knob_defaults(kn, 0, KNOB_DEFAULTS, P, NK)
     return State(np.zeros(2 * P + 1, dtype=np.uint64), np.zeros(2 * P + 1, dtype=np.int64),
                  np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
                  np.zeros(2, dtype=np.int64), np.zeros(MAX_HAND, dtype=np.int64),
@@ -923,10 +921,9 @@ def setup_game(params, seats, seed, g, st, search):
         st.adv_left[s] = 1 if advisory_on else 0
         st.used_adv[s] = 0
         # the defaults are in st.kn from new_state: only a seat with its own row loads it (a
-        # call and a copy per seat: ~160 instructions, measured)
-        p_mc = P_RACE if seats[s, 0] == P_RACE else P_MC
-        if own_knob_row(seats, s, NK, P_TUNED, p_mc):
-            load_knob_row(seats, s, KNOB_DEFAULTS, P_TUNED, p_mc, st.kn, NK * s)
+        # call and a copy for every seat cost ~160 instructions, measured)
+        load_own_knob_row(seats, s, NK, P_TUNED, P_RACE if seats[s, 0] == P_RACE else P_MC,
+                          st.kn, NK * s)
     st.mcstat[0] = 0
     st.mcstat[1] = 0
     return rng.kind_key(gkey, rng.DEAL)

@@ -21,6 +21,26 @@ def own_knob_row(seats, s, n, p_tuned, p_mc):
     return False
 
 
+@jit(inline='always')
+def load_own_knob_row(seats, s, n, p_tuned, p_mc, out, at):
+    """Seat ``s``'s own row of ``n`` knobs into ``out[at:at + n]`` when it has one (own_knob_row);
+    otherwise ``out`` keeps what it holds: the defaults, written once (fill_knob_defaults). For
+    kernels that reset their knob rows to the defaults apart from the seats (no call, no copy for
+    a seat without its own row)."""
+    if own_knob_row(seats, s, n, p_tuned, p_mc):
+        for k in range(n):
+            out[at + k] = seats[s, SEAT_KNOBS + k]
+
+
+@jit(inline='always')
+def fill_knob_defaults(out, at, defaults, rows, stride):
+    """``rows`` knob rows, ``stride`` words apart from ``out[at]``, each set to ``defaults``."""
+    n = defaults.shape[0]
+    for s in range(rows):
+        for k in range(n):
+            out[at + stride * s + k] = defaults[k]
+
+
 @jit
 def load_knob_row(seats, s, defaults, p_tuned, p_mc, out, at):
     """Seat ``s``'s knob row into ``out[at:at + len(defaults)]``. A seat ``s`` beyond the seat

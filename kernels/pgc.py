@@ -31,7 +31,7 @@ from numba import prange
 from . import arc, builds, layout, rng
 from ._jit import jit, pjit
 from .cards import lowest_bit, popcount
-from .knobs import load_knob_row
+from .knobs import fill_knob_defaults, load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
 from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob,
                    Restriction, Rule)
@@ -1139,9 +1139,8 @@ def new_state(players):
     st[S_C_KIND] = -1
     st[S_C_LOW] = -1
     st[S_OUT] = -1
-    for s in range(MAX_PLAYERS):                # every seat plays the heuristic's knobs until
-        for k in range(MAX_KNOBS):              # play_one loads the seats' own (load_knobs)
-            st[KNOB + s * MAX_KNOBS + k] = KNOB_DEFAULTS[k]
+    # every seat plays the heuristic's knobs until play_one loads the seats' own (load_knobs)
+    fill_knob_defaults(st, KNOB, KNOB_DEFAULTS, MAX_PLAYERS, MAX_KNOBS)
     return st
 
 

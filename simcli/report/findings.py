@@ -366,27 +366,28 @@ def verdict_lines(findings: pl.DataFrame, settings: Settings | None = None) -> l
     lines = [f"Verdict: {flagged.height} finding(s), worst first ({how}):"]
     for rows in by_job(flagged):
         lines.append("  ! " + grouped_line(rows))
-    return lines + (one_level_note(findings, flagged) if s.skill_note else [])
+    note = one_level_note(findings, flagged) if s.skill_note else None
+    return lines + ([f"  ({note})"] if note else [])
 
 
 # kinds that claim something about the game (not about a command's own search, rung or baseline)
 GAME_KINDS = ("seat", "policy", "timeouts", "restriction")
 
 
-def one_level_note(findings: pl.DataFrame, flagged: pl.DataFrame) -> list[str]:
-    """A line under a verdict measured at one level of play: which play produced it, and how to
+def one_level_note(findings: pl.DataFrame, flagged: pl.DataFrame) -> str | None:
+    """The note under a verdict measured at one level of play: which play produced it, and how to
     check it at others (issue #24: stronger players reverse several of the heuristic's verdicts).
-    Nothing when the run already has a ``skill`` column or no flagged row is about the game."""
+    None when the run already has a ``skill`` column or no flagged row is about the game."""
     if "skill" in findings.columns:
-        return []
+        return None
     from simcli.report.fmt import short_policies
     plays = sorted({short_policies(r["policies"]) for r in flagged.iter_rows(named=True)
                     if r["kind"] in GAME_KINDS and r["policies"]})
     if not plays:
-        return []
-    return [f"  (one level of play: {'; '.join(plays)}. A verdict can change with the players' "
+        return None
+    return (f"one level of play: {'; '.join(plays)}. A verdict can change with the players' "
             f"strength (docs/search.md, \"Verdicts across skill\"): rerun with --skill heuristic,tuned,mc:16 "
-            f"to play the same deals at each level.)"]
+            f"to play the same deals at each level.")
 
 
 def by_job(flagged: pl.DataFrame) -> list[list[dict]]:

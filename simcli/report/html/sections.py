@@ -64,8 +64,9 @@ def verdict(rep: Report, figs) -> str:
         out = [f"<p>{flagged.height} finding(s), worst first (a job's seats on one line). {esc(how)}</p>"]
         out += [f'<p class="flag">{esc(fd.grouped_line(rows))}</p>'
                 for rows in fd.by_job(flagged.head(MAX_FINDINGS_ROWS))]
-        if rep.meta.get("analysis") != "ladder":
-            out += [f"<p>{esc(line.strip()[1:-1])}</p>" for line in fd.one_level_note(table_, flagged)]
+        note = fd.one_level_note(table_, flagged) if rep.meta.get("analysis") != "ladder" else None
+        if note:
+            out.append(f"<p>{esc(note)}</p>")
     if table_.height:
         out.append("<h3>Every test</h3>" + frame_table(table_.drop("message"), cap=MAX_FINDINGS_ROWS, digits=3))
     return "".join(out)
