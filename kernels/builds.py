@@ -61,16 +61,48 @@ def run_driver(mod):
     return mod._play_games if use_prange() else mod._play_games_serial
 
 
+_background = None   # the low-priority pool while a first run still compiles (below)
+
+
 def thread_pool():
     """The process's one pool of Python threads for GIL-free kernels (play ranges here, the
-    fold's parts in kernels/tally.py), NUMBA_NUM_THREADS of them, made on first use."""
+    fold's parts in kernels/tally.py), NUMBA_NUM_THREADS of them, made on first use; the
+    low-priority pool instead while ``background(True)`` is in effect."""
     global _pool
     with _pool_lock:
+        if _background is not None:
+            return _background
         if _pool is None:
             from concurrent.futures import ThreadPoolExecutor
             _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
                                        thread_name_prefix="simcli-kernel")
         return _pool
+
+
+def _lowest_priority() -> None:
+    """(A pool thread's initializer) this thread at nice 19: Linux keeps a nice value per thread,
+    so the rest of the process, and threads made later by other threads, keep theirs."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):   # not Linux: the pool runs at normal priority
+        pass
+
+
+def background(on: bool) -> None:
+    """While ``on``, kernels run on a pool of threads at the lowest CPU priority (nice 19): a
+    first run plays the jobs of compiled games on whatever CPU its compile processes leave free,
+    without slowing them (simcli/engine/compile.py). Off again, the normal pool is used from the
+    next call on; the low-priority pool's threads finish what they were given and then exit.
+    Nothing computed depends on which pool plays a range."""
+    global _background
+    with _pool_lock:
+        if on and _background is None:
+            from concurrent.futures import ThreadPoolExecutor
+            _background = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
+                                             thread_name_prefix="simcli-kernel-bg",
+                                             initializer=_lowest_priority)
+        elif not on:
+            _background = None   # not shut down: a caller may hold it for one more submit
 
 
 def play_parallel(serial, params, seats, seed, first_game, out, search):
@@ -79,7 +111,10 @@ def play_parallel(serial, params, seats, seed, first_game, out, search):
     n = out.shape[0]
     t = min(numba.get_num_threads(), n)
     if t <= 1:
-        serial(params, seats, seed, first_game, out, search)
+        if _background is not None:   # one thread, at low priority too
+            thread_pool().submit(serial, params, seats, seed, first_game, out, search).result()
+        else:
+            serial(params, seats, seed, first_game, out, search)
         return
     k = min(n, PIECES_PER_THREAD * t)
     cuts = [n * i // k for i in range(k + 1)]

@@ -27,6 +27,7 @@ import importlib.util
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -183,63 +184,196 @@ def compile_jobs(jobs, echo, force_message: bool = False) -> float:
         if force_message:
             echo(f"already compiled: {', '.join(b.label() for b in builds_for(jobs))}")
         return 0.0
-    by_game: dict[str, list] = {}
-    for job in cold:
-        by_game.setdefault(job.game, []).append(job)
+    by_game = _by_game(cold)
     order = sorted(by_game, key=lambda g: -_cost(g) * len(by_game[g]))  # costliest first
     procs = min(_cores(), len(order))
-    names = ", ".join(b.label() for b in builds_for(cold))
-    echo(f"compiling the kernels of {names} (once per machine: Numba caches them in "
-         f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ...")
     t0 = time.perf_counter()
-    watch = CompileProgress(order, procs, folders, echo)
+    watch = _announce(cold, order, procs, folders, echo)
     if procs == 1:  # one game, or one core: compile here, no process to spawn
         for i, g in enumerate(order):
             watch.started(g)
             _compile_in_child(by_game[g], fold=i == 0)
             watch.finished(g)
     else:
-        _compile_in_pool(order, by_game, procs, watch)
+        # the fold is one function for all games: the last (smallest) task compiles it
+        c = Compiling(order, by_game, procs, watch, fold_game=order[-1]).start()
+        try:
+            c.wait_all()
+        except BaseException:   # Ctrl-C, SIGTERM, a failed build: stop the compiles now
+            c.cancel()
+            raise
+    return _done(t0, watch, echo)
+
+
+def _by_game(cold) -> dict[str, list]:
+    by_game: dict[str, list] = {}
+    for job in cold:
+        by_game.setdefault(job.game, []).append(job)
+    return by_game
+
+
+def _announce(cold, order, procs, folders, echo) -> "CompileProgress":
+    names = ", ".join(b.label() for b in builds_for(cold))
+    echo(f"compiling the kernels of {names} (once per machine: Numba caches them in "
+         f"{', '.join(folders)}; {procs} process{'es' if procs > 1 else ''}) ...")
+    return CompileProgress(order, procs, folders, echo)
+
+
+def _done(t0: float, watch: "CompileProgress", echo) -> float:
     wall = time.perf_counter() - t0
     watch.save()
     echo(f"compiled in {wall:.0f} s (next runs start warm)")
     return wall
 
 
-def _compile_in_pool(order: list[str], by_game: dict, procs: int, watch: "CompileProgress") -> None:
-    """One spawned process per core; a status line every ``PROGRESS_EVERY_S`` seconds."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx)
-    queue = list(order)
-    futures: dict = {}
+def start_compiling(jobs, echo) -> "Compiling | None":
+    """Start compiling the cold builds of ``jobs`` in the background and return at once, so that a
+    run plays the jobs of a game whose build is ready while the others still compile
+    (``Compiling.wait_for(job)`` before each job). None when there is nothing to wait for: every
+    build warm, or a single compile process (one cold game, or one core), which has then already
+    compiled here, as ``compile_jobs`` does.
 
-    def hand_out():   # the next game to a process that is free now: nothing waits behind a compile
-        g = queue.pop(0)
-        # the fold is one function for all games: the last (smallest) task compiles it
-        futures[pool.submit(_compile_in_child, by_game[g], g == order[-1])] = g
-        watch.started(g)
+    The games go to the processes in the order the run first uses them, and the first task also
+    compiles the tally fold, which every job needs: the first jobs can start as soon as the
+    first game is compiled, and the run's own play fills the core that the last compile leaves
+    free (the costliest-first order of ``compile_jobs`` would keep the first job waiting for
+    the longest compile)."""
+    cold, folders = cold_builds(jobs)
+    if not cold:
+        return None
+    by_game = _by_game(cold)
+    order = list(by_game)   # first use: cold_builds keeps the jobs' order
+    procs = min(_cores(), len(order))
+    if procs == 1:
+        compile_jobs(jobs, echo)
+        return None
+    watch = _announce(cold, order, procs, folders, echo)
+    return Compiling(order, by_game, procs, watch, fold_game=order[0], echo=echo,
+                     background=True, fold_cold=_fold_cold(cold[0])).start()
 
+
+def _fold_cold(job) -> bool:
+    """Whether the tally fold (one function for every game) is missing from the disk cache."""
     try:
-        for _ in range(min(procs, len(queue))):
-            hand_out()
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=PROGRESS_EVERY_S, return_when=FIRST_COMPLETED)
-            for f in done:
-                f.result()
-                watch.finished(futures[f])
-                if queue:
-                    hand_out()
-            pending |= {f for f in futures if not f.done()}
-            watch.report()
-    except BaseException:  # Ctrl-C, SIGTERM, a failed build: stop the compiles now, not at their end
-        procs_alive = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
+        calls = driver_calls(job)[1:]
+    except LookupError:
+        return True
+    return any(is_cached(d, a) is not True for d, a in calls)
+
+
+class Compiling:
+    """Cold builds compiling in spawned processes, one per core, driven by a background thread:
+    a game is handed to a process only when that process is free (so its compile clock starts
+    when it does), a status line every ``PROGRESS_EVERY_S`` seconds. ``wait_for(job)`` blocks until
+    the job's game (and the fold, compiled with ``fold_game``) is in the disk cache."""
+
+    def __init__(self, order: list[str], by_game: dict, procs: int, watch: "CompileProgress",
+                 fold_game: str, echo=None, background: bool = False, fold_cold: bool = True):
+        self.order, self.by_game, self.procs, self.watch = list(order), by_game, procs, watch
+        self.fold_game, self.echo = fold_game, echo
+        self.t0 = time.perf_counter()
+        self.done: set[str] = set()
+        self.error: BaseException | None = None
+        self.finished = False
+        self.waited = 0.0          # seconds a caller spent in wait_for / wait_all
+        self._cond = threading.Condition()
+        self._pool = None
+        self._thread = None
+        self._cancelled = False
+        self.background = background
+        self.fold_cold = fold_cold   # else a job waits only for its own game
+
+    def start(self) -> "Compiling":
+        if self.background:   # the run's kernels on the CPU the compiles leave free, not theirs
+            from kernels import builds
+            builds.background(True)
+        ctx = multiprocessing.get_context("spawn")
+        self._pool = ProcessPoolExecutor(max_workers=self.procs, mp_context=ctx)
+        self._thread = threading.Thread(target=self._drive, name="simcli-compile", daemon=True)
+        self._thread.start()
+        return self
+
+    def _drive(self) -> None:
+        from concurrent.futures import FIRST_COMPLETED, wait
+        pool, queue, futures = self._pool, list(self.order), {}
+
+        def hand_out():   # the next game to a process that is free now: nothing waits behind a compile
+            g = queue.pop(0)
+            futures[pool.submit(_compile_in_child, self.by_game[g], g == self.fold_game)] = g
+            self.watch.started(g)
+
+        try:
+            for _ in range(min(self.procs, len(queue))):
+                hand_out()
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=PROGRESS_EVERY_S, return_when=FIRST_COMPLETED)
+                for f in done:
+                    f.result()
+                    g = futures[f]
+                    self.watch.finished(g)
+                    with self._cond:
+                        self.done.add(g)
+                        self._cond.notify_all()
+                    if queue:
+                        hand_out()
+                pending |= {f for f in futures if not f.done()}
+                self.watch.report()
+        except BaseException as e:   # a failed build: stop the other compiles now, not at their end
+            with self._cond:
+                self.error = e if not self._cancelled else None
+                self._cond.notify_all()
+            self.cancel()
+            return
+        self._foreground()
+        with self._cond:
+            self.finished = True
+            self._cond.notify_all()
+        if self.echo is not None:
+            _done(self.t0, self.watch, self.echo)
+        pool.shutdown()   # the processes exit here, in the background of the run
+
+    def _foreground(self) -> None:
+        if self.background:
+            from kernels import builds
+            builds.background(False)
+
+    def _wait(self, ready) -> None:
+        t = time.perf_counter()
+        with self._cond:
+            while not ready() and self.error is None and not self._cancelled:
+                self._cond.wait(0.5)
+            err, stopped = self.error, self._cancelled and not ready()
+        self.waited += time.perf_counter() - t
+        if err is not None:
+            raise err
+        if stopped:
+            raise SimError("the compile was stopped before this build was ready")
+
+    def wait_for(self, job) -> None:
+        """Block until ``job`` can run: its game's build and the fold are compiled."""
+        need = ({self.fold_game} if self.fold_cold else set()) | (
+            {job.game} if job.game in self.by_game else set())
+        self._wait(lambda: need <= self.done)
+
+    def wait_all(self) -> None:
+        """Block until every game is compiled."""
+        self._wait(lambda: self.finished)
+
+    def cancel(self) -> None:
+        """Stop the compile processes now (Ctrl-C, SIGTERM, a failed build or run)."""
+        with self._cond:
+            if self.finished:
+                return
+            self._cancelled = True
+            self._cond.notify_all()
+        self._foreground()
+        pool = self._pool
+        procs_alive = list((getattr(pool, "_processes", None) or {}).values()) if pool else []
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         for p in procs_alive:
             p.terminate()
-        raise
-    pool.shutdown()
 
 
 PROGRESS_EVERY_S = 10.0          # a compile status line at least this often

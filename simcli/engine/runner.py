@@ -367,7 +367,8 @@ def journaled_chunk(journal, job: Job, seed: int, start: int, stop: int, rotate:
 def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
              chunk: int = DEFAULT_CHUNK, progress: bool = True,
              per_game: list[PerGameWriter] | None = None, first_game: int = 0,
-             rotate: bool = False, until_ci: float | None = None, journal=None) -> list[Result]:
+             rotate: bool = False, until_ci: float | None = None, journal=None,
+             ready=None) -> list[Result]:
     """Play ``games`` deals of each job (indices first_game ..), one progress bar over all.
 
     ``rotate`` replays each deal once per rotation of the seat policies. ``until_ci`` stops a
@@ -376,6 +377,8 @@ def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
     same for any chunk size or backend. ``per_game`` holds one writer per job. One result
     buffer of at most ``chunk`` rows per job is reused for every chunk. With a ``journal``
     (``simcli.engine.journal``) finished chunks are answered from it and new ones recorded.
+    ``ready(job)``, when given, is called before each job and returns once the job can run (a
+    first run compiling in the background: ``simcli.engine.compile.start_compiling``).
     """
     from tqdm import tqdm
     set_threads(threads)
@@ -386,6 +389,8 @@ def run_jobs(jobs: list[Job], games: int, seed: int, threads: int | None = None,
     try:
         for j, job in enumerate(jobs):
             bar.set_description(job.describe())
+            if ready is not None:
+                ready(job)
             acc = accumulators_for(job)
             pt = policy_tally_for(job, reps[j]) if rotate else None
             played = 0

@@ -244,7 +244,7 @@ def simulate(spec: RunSpec, ex, per_game=None):
             writers = [per_game[i] for i in idx] if per_game is not None else None
             res = runner.run_jobs(group, n, spec.seed, spec.threads, spec.chunk, spec.progress, writers,
                                   rotate=spec.rotate, until_ci=spec.until_ci,
-                                  journal=getattr(ex, "journal", None))
+                                  journal=getattr(ex, "journal", None), ready=getattr(ex, "ready", None))
         for i, r in zip(idx, res):
             results[i] = r
     return results
@@ -311,19 +311,65 @@ def compute(spec: RunSpec, analysis: Analysis | None = None, per_game=None, jour
     answered from it and new ones recorded (``simcli.engine.journal``)."""
     from simcli.engine.journal import journaled
     analysis = analysis or Analysis()
+    compiling, forget = None, None
     if spec.backend.name == "local":
-        # cold builds compile first, concurrently, saying so (Dask workers compile their own)
-        from simcli.engine.compile import ensure_compiled
-        ensure_compiled(spec.jobs, lambda line: print(line, file=sys.stderr, flush=True))
+        # cold builds compile concurrently, saying so (Dask workers compile their own); the
+        # runner's jobs start as soon as their game is compiled, the others wait for all of it
+        from simcli.engine import compile as comp
+        from simcli.engine.interrupt import on_interrupt
+        compiling = comp.start_compiling(play_order(spec), _echo_beside_bar)
+        if compiling is not None:
+            forget = on_interrupt(compiling.cancel)   # Ctrl-C / SIGTERM stop the compile processes
+            if type(analysis).simulate is not Analysis.simulate:
+                _wait_all(compiling, forget)
+                compiling = None
     t0 = time.time()
     if journal is not None:
         journal.opened = time.monotonic()  # compiling is not work a journal keeps
-    with spec.backend.executor(spec) as ex:
-        results = analysis.simulate(spec, journaled(ex, journal), per_game)
-        threads = ex.threads
+    try:
+        with spec.backend.executor(spec) as ex:
+            if compiling is not None:
+                ex.ready = compiling.wait_for
+            results = analysis.simulate(spec, journaled(ex, journal), per_game)
+            threads = ex.threads
+        if compiling is not None:
+            _wait_all(compiling, forget)   # every job waited for its game: only the last line is left
+    except BaseException:
+        if compiling is not None:
+            compiling.cancel()
+            forget()
+        raise
     if journal is not None:
         journal.flush()  # everything played is kept if what follows fails
-    return results, analysis.tables(spec, results), time.time() - t0, threads
+    waited = compiling.waited if compiling is not None else 0.0   # not simulating: compiling
+    return results, analysis.tables(spec, results), time.time() - t0 - waited, threads
+
+
+def _echo_beside_bar(line: str) -> None:
+    """A line on stderr that a progress bar (tqdm, drawn on stderr) does not overwrite."""
+    tqdm = sys.modules.get("tqdm")
+    if tqdm is not None:
+        tqdm.tqdm.write(line, file=sys.stderr)
+        sys.stderr.flush()
+    else:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _wait_all(compiling, forget) -> None:
+    """Wait for a background compile to finish, then drop its interrupt cleanup."""
+    try:
+        compiling.wait_all()
+    except BaseException:
+        compiling.cancel()
+        raise
+    finally:
+        forget()
+
+
+def play_order(spec: RunSpec) -> list:
+    """The spec's jobs in the order ``simulate`` plays them (grouped by their game count)."""
+    games = spec.games if isinstance(spec.games, list) else [spec.games] * len(spec.jobs)
+    return [j for n in dict.fromkeys(games) for j, c in zip(spec.jobs, games) if c == n]
 
 
 def execute(spec: RunSpec, analysis: Analysis | None = None):
