@@ -243,8 +243,6 @@ def start_compiling(jobs, echo) -> "Compiling | None":
         return None
     by_game = _by_game(cold)
     order = list(by_game)   # first use: cold_builds keeps the jobs' order
-    if os.environ.get("SIMCLI_ORDER_LPT"):
-        order = order[:1] + sorted(order[1:], key=lambda g: -_cost(g) * len(by_game[g]))
     procs = min(_cores(), len(order))
     if procs == 1:
         compile_jobs(jobs, echo)
