@@ -16,10 +16,16 @@ are Numba internals (checked with Numba 0.68); if they are missing the build cou
 
 Compiling: one spawned process per core (at most one per game), each playing one game of every
 cold build of its games (the same entry point a run calls), which fills the disk cache; the
-parent then loads the machine code from the cache on its first call. Games go to processes
-costliest first (``COMPILE_COST``, measured), so the cheaper ones fill in beside the costliest;
-a game is handed to a process only when that process is free, so a game's compile clock starts
-when it does.
+parent then loads the machine code from the cache on its first call. A game is handed to a
+process only when that process is free, so a game's compile clock starts when it does.
+
+A run (``start_compiling``, issue #26) does not wait for the whole compile: the games are handed
+out in the order the run first plays them (the tally fold with the first), and the run plays
+each job as soon as its game is compiled, on a thread pool at the lowest CPU priority
+(``kernels.builds.background``), so its kernels take only the CPU the compile processes leave
+free: the core of a process that has no game left to compile, while the other still compiles.
+``simcli compile`` (``compile_jobs``) waits for the whole compile and hands games out costliest
+first (``COMPILE_COST``), so the cheaper ones fill in beside the costliest.
 """
 from __future__ import annotations
 
