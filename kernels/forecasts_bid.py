@@ -68,14 +68,14 @@ RULES = (
                 "says 'finish strictly above'; they differ only after a sudden death"),
 )
 
-P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED, P_RACE, P_HALVE = 0, 1, 2, 3, 4, 5, 6
+P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED, P_RACE, P_HALVE, P_SIFT = 0, 1, 2, 3, 4, 5, 6, 7
 
 
 # ``rival`` is the Rival's automaton: only for the Rival's own seat row (``extra_seats``), never
 # for a player seat (the kernel recognises the Rival Station by that code in the third seat row).
 # ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below).
 POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL, "mc": P_MC,
-            "tuned": P_TUNED, "race": P_RACE, "halve": P_HALVE}
+            "tuned": P_TUNED, "race": P_RACE, "halve": P_HALVE, "sift": P_SIFT}
 FIXED_POLICIES = ("rival",)
 # mc:BUDGET:ROLLOUT - samples per decision (every option is played forward from each sample)
 # and the policy every seat follows inside a rollout
@@ -92,12 +92,26 @@ OBJECTIVES = ("0 round gain over the others' mean (default), 1 round margin over
               "of the game (rollouts play every later round), 4 as 3 for Investment and as 0 for "
               "every other decision")
 _OBJECTIVE_ARG = ("objective", 0, 0, 4, OBJECTIVES)
+# sift:BUDGET:ROLLOUT:OBJECTIVE - race's search with schedule k of kernels/race.py (SIFT_*), given
+# as OBJECTIVE = objective + 10 x k (k = 0, the default: sift:64:heuristic)
+SIFT_OBJECTIVES = ("objective + 10 x schedule: the objective as mc's (0-4), the schedule one of "
+                   "kernels/race.py's SIFT_* columns (0 = the default; docs/search.md, sift)")
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
                       _OBJECTIVE_ARG),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
                         _OBJECTIVE_ARG),
                "halve": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
-                         _OBJECTIVE_ARG)}
+                         _OBJECTIVE_ARG),
+               "sift": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
+                        ("objective", 0, 0, 10 * len(race.SIFT_FIRST) - 1, SIFT_OBJECTIVES))}
+
+
+def check_seat(row) -> None:
+    """A ``sift`` seat's third argument is objective + 10 x schedule: its last digit must be an
+    objective (0-4)."""
+    if row[0] == P_SIFT and row[3] % 10 > 4:
+        raise ValueError(f"objective {row[3]} is not objective + 10 x schedule with an objective "
+                         f"0-4 ({SIFT_OBJECTIVES})")
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly. Estimates are in
@@ -2147,7 +2161,7 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
 #   Markets), OBJ_MEAN for every other decision.
 OBJ_MEAN, OBJ_LEAD, OBJ_WIN, OBJ_GAME, OBJ_INVEST = 0, 1, 2, 3, 4
 # S_RACE: how a search seat spends its budget (0: flat, every option on every sample)
-SEARCH_RACE, SEARCH_HALVE = 1, 2
+SEARCH_RACE, SEARCH_HALVE, SEARCH_SIFT = 1, 2, 3
 WIN_SCALE = 1 << 16
 # The win-chance model: each seat's Reputation change over the K rounds still to play after this
 # one is independent normal with mean mu_o x K and standard deviation sd_o x sqrt(K): a player
@@ -2288,6 +2302,8 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     races the options instead (``race_search``)."""
     if st[S_RACE + me] == SEARCH_HALVE:
         return halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
+    if st[S_RACE + me] >= SEARCH_SIFT:
+        return sift_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
     if st[S_RACE + me]:
         return race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
     S = st[S_SEATS]
@@ -2357,6 +2373,46 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
         race.record(vals, alive, total, Sd, Qd, n_opt)
         m += 1
         left = race.prune(alive, total, Sd, Qd, n_opt, m, budget)
+    ctrs[slot] = base + budget * race.STRIDE
+    st[S_COUNT + C_MC_ROLLOUTS] += rollouts
+    st[S_COUNT + C_MC_PLAYS] += plays
+    return race.leader(alive, total, n_opt)
+
+
+@jit
+def sift_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
+    """``mc_search`` for a ``sift`` seat: race_search's race (common samples, the same sample
+    values and stream counters) with its options dropped by schedule S_RACE - SEARCH_SIFT
+    (``race.prune_sift``: no equivalence drop in the default schedule, which compares from the
+    16th sample and never drops in a round that can end the game)."""
+    S = st[S_SEATS]
+    budget = st[S_MCARG + 2 * me]
+    k = st[S_RACE + me] - SEARCH_SIFT
+    final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+             or game_horizon(st, me, dkind))
+    alive, total, Sd, Qd = race.new_race(n_opt)
+    Nd = np.zeros((n_opt, n_opt), dtype=np.int64)
+    vals = np.zeros(n_opt, dtype=np.int64)
+    units = np.zeros(n_opt, dtype=np.int64)
+    det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
+    plays = 0
+    rollouts = 0
+    base = ctrs[slot]
+    left = n_opt
+    m = 0
+    while left > 1 and m < budget:
+        ctrs[slot] = base + m * race.STRIDE
+        _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+        plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done,
+                                rkeys, rctrs, ev, ev_n, final, vals, units)
+        for i in range(n_opt):
+            if alive[i]:
+                vals[i] += WIN_WEIGHT * units[i]
+                rollouts += 1
+        race.record_sift(vals, alive, total, Sd, Qd, Nd, n_opt)
+        m += 1
+        left = race.prune_sift(alive, total, Sd, Qd, Nd, n_opt, m, k, final)
     ctrs[slot] = base + budget * race.STRIDE
     st[S_COUNT + C_MC_ROLLOUTS] += rollouts
     st[S_COUNT + C_MC_PLAYS] += plays
@@ -2533,7 +2589,8 @@ def mc_play(st, keys, ctrs, s):
     the phase counts the decision). A ``halve`` seat searches only the distinct ones
     (``distinct_plays``)."""
     legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
-    if st[S_RACE + s] == SEARCH_HALVE:
+    if st[S_RACE + s] == SEARCH_HALVE or (st[S_RACE + s] >= SEARCH_SIFT
+                                           and race.SIFT_DISTINCT[st[S_RACE + s] - SEARCH_SIFT]):
         legal = distinct_plays(st, s, legal)
     if popcount(legal) == 1:
         return lowest_bit(legal)
@@ -2576,17 +2633,21 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             elif search is not None and pol == P_HALVE:  # the same search player, by halving
                 pol = P_MC
                 st[S_RACE + s] = SEARCH_HALVE
+            elif search is not None and pol == P_SIFT:   # raced, conservative schedule
+                pol = P_MC
+                st[S_RACE + s] = SEARCH_SIFT + seats[s, 3] // 10
             st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
             # init_game wrote the defaults: only a seat with its own row loads it (a call and a
             # copy for every seat cost ~230 instructions, measured)
-            p_mc = ((seats[s, 0] if seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE else P_MC)
+            p_mc = ((seats[s, 0] if (seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE
+                                     or seats[s, 0] == P_SIFT) else P_MC)
                     if search is not None else -1)
             load_own_knob_row(seats, s, NK, P_TUNED, p_mc, st, S_KNOB + NK * s)
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
                 if seats.shape[1] > 3:
-                    st[S_MCOBJ + s] = seats[s, 3]
+                    st[S_MCOBJ + s] = seats[s, 3] % 10
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.index_key(rng.kind_key(gkey, rng.SEARCH), s)
     return gkey
 
@@ -2711,7 +2772,7 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(
-    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_HALVE))
+    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_HALVE, P_SIFT))
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
     """Per-variant rates from the integer counter sums (NaN where nothing was counted)."""

@@ -29,6 +29,8 @@ whatever was dropped before it; a decision leaves the counter at ``base + B * ST
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._jit import jit
@@ -99,6 +101,93 @@ def prune(alive, total, S, Q, n_opt, m, budget):
         if si > 0 and mean > Z * np.sqrt(var / m):
             alive[j] = 0
         elif si == 0 and qi == 0 and m >= RACE_EQ and 4 * m >= budget:
+            alive[j] = 0
+        else:
+            left += 1
+    return left
+
+
+# ---- sift: the race without the equivalence drop, on a later schedule (issue #26, session 16) ----
+# A ``sift`` seat (forecasts-bid) races its options on common samples as ``race`` does, by schedule
+# k (``sift:B:ROLLOUT:OBJECTIVE``, OBJECTIVE = objective + 10 x k; k = 0 is the default). At a look
+# (a sample m >= SIFT_FIRST[k] that ``looks_at`` names) each running option j is compared with the
+# leader L on their paired per-sample differences d (mean, standard error se):
+# * dropped when mean > 0 and mean > SIFT_Z[k] x se (race's test);
+# * dropped as equivalent when d was 0 on every one of m >= SIFT_EQ[k] samples (race's rule, at
+#   max(8, B/4)): every schedule that keeps it lost to mc:64 (benchmarks/RESULTS.md, session 16);
+# * dropped when its expected loss is small: SIFT_C[k] > 0, se > 0, d nonzero on at least
+#   SIFT_NZ[k] samples, and se x (phi(t) - t x (1 - Phi(t))) < SIFT_C[k], t = mean / se (the
+#   expected amount by which j beats L under a normal posterior of the mean difference);
+# * in a round that can end the game (``final``): SIFT_FINAL[k] = 1 turns the z test off there
+#   (z = NO_Z: it then drops only an option the leader beat by the same amount on every sample,
+#   se = 0) and the expected loss with it; 2 turns only the expected loss off;
+# SIFT_DISTINCT[k] = 1: a card play searches only the distinct cards (forecasts_bid.distinct_plays).
+# Schedules 1-35 are session 16's screening candidates, kept so that every figure recorded for
+# them can be reproduced; 0 is the one kept (the same rule as 8).
+BIG = 1 << 30
+NO_Z = 1e300
+SIFT_FIRST = (16, 8, 8, BIG, BIG, 8, 16, 16, 16, 8, 8, 16, 4, 8, 16, 4, 16, 8, 8, 8, 8, 16, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8)
+SIFT_Z = (3.0, 3.0, 2.5, 3.0, 3.0, 3.0, 3.0, NO_Z, 3.0, 3.0, 3.0, 3.0, 2.5, 3.0, 3.0, 2.5, 2.5, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, NO_Z, NO_Z, 3.0, 3.0, 3.0, 3.0)
+SIFT_EQ = (BIG, 16, 16, BIG, BIG, 16, 16, 16, BIG, BIG, BIG, BIG, BIG, BIG, 16, 16, 16, 8, 8, 8, 8, 16, 8, 8, 8, 8, BIG, 8, 8, 8, 8, 8, BIG, BIG, BIG, BIG)
+SIFT_C = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.1, 0.25, 0.25, 0.25, 0.05, 0.1, 0.5, 0.5, 1.0, 2.0, 0.0, 0.0, 0.25, 0.25, 0.1, 0.1)
+SIFT_NZ = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 2, 4, 2, 4)
+SIFT_FINAL = (1, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 0, 2, 2, 2, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1)
+SIFT_DISTINCT = (0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0)
+
+
+@jit
+def record_sift(vals, alive, total, S, Q, N, n_opt):
+    """``record``, also counting in N the samples on which two running options differ."""
+    for i in range(n_opt):
+        if alive[i]:
+            total[i] += vals[i]
+            for j in range(i + 1, n_opt):
+                if alive[j]:
+                    d = vals[i] - vals[j]
+                    S[i, j] += d
+                    Q[i, j] += d * d
+                    if d != 0:
+                        N[i, j] += 1
+
+
+@jit
+def expected_loss(mean, se):
+    """E[max(0, -X)] for X normal with ``mean`` >= 0 and standard deviation ``se`` > 0: what the
+    leader is expected to lose to an option it leads by ``mean`` on average."""
+    t = mean / se
+    return se * (np.exp(-0.5 * t * t) * 0.3989422804014327
+                 - t * 0.5 * math.erfc(t * 0.7071067811865476))
+
+
+@jit
+def prune_sift(alive, total, S, Q, N, n_opt, m, k, final):
+    """``prune`` by schedule ``k`` (above) after ``m`` common samples; returns how many options
+    are still running."""
+    if m < SIFT_FIRST[k] or not looks_at(m):
+        return running(alive, n_opt)
+    z = SIFT_Z[k]
+    c = SIFT_C[k]
+    if final and SIFT_FINAL[k] == 1:
+        z = NO_Z
+        c = 0.0
+    elif final and SIFT_FINAL[k] == 2:
+        c = 0.0
+    L = leader(alive, total, n_opt)
+    left = 1
+    for j in range(n_opt):
+        if not alive[j] or j == L:
+            continue
+        si = S[L, j] if L < j else -S[j, L]     # >= 0: L leads on the same m samples
+        qi = Q[L, j] if L < j else Q[j, L]
+        ni = N[L, j] if L < j else N[j, L]
+        mean = si / m
+        var = max(qi / m - mean * mean, 0.0) * m / (m - 1)
+        se = np.sqrt(var / m)
+        if si > 0 and mean > z * se:
+            alive[j] = 0
+        elif si == 0 and qi == 0 and m >= SIFT_EQ[k]:
+            alive[j] = 0
+        elif c > 0.0 and se > 0.0 and ni >= SIFT_NZ[k] and expected_loss(mean, se) < c:
             alive[j] = 0
         else:
             left += 1

@@ -277,6 +277,11 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
     knobs = knob_source(mod, variant, players)
     for spec in specs:
         name, row = parse_policy(spec, valid, arg_specs, getattr(mod, "RESTRICTIONS", ()), knobs)
+        if hasattr(mod, "check_seat"):   # a game's own check of a seat's arguments
+            try:
+                mod.check_seat(row)
+            except ValueError as e:
+                raise SimError(f"policy {spec.strip()!r}: {e}") from None
         names.append(name)
         rows.append(row)
     for fixed in mod.extra_seats(players, params):
