@@ -9,6 +9,7 @@ from Python with the kernel's own functions, each seat on one of
                 exactly at the decisions the session-15 rule was about);
 * ``hyb-resp``  tuned, except at every responding turn with 2+ options: there mc decides;
 * ``hyb-lead``  tuned, except at every Lead with 2+ options: there mc decides;
+* ``hyb-lead8`` tuned, except at a Lead where tuned would lead an 8: there mc decides;
 * ``tree-add``  tuned, except where tuned would Add: there the depth-3 tree fitted to mc's choices
                 (``tree_add``) decides between that Add and tuned's best Overwrite.
 
@@ -18,10 +19,16 @@ search on SEARCH s), so two seats on ``tuned`` (or on ``mc``) replay ``simcli ru
 
 ``log``: every seat on ``--seats``; at each turn where the acting seat's tuned rule would Add,
 one row of features plus tuned's and the acting seat's choice (``--out`` .npz).
+``fit``: shallow gini trees (depth 1-4, at least 200 rows a leaf) fitted to mc's action type at
+the logged Add turns of ``--train`` (games below ``--split``; the rest held out) and scored on
+the held-out games and on ``--test`` (a log of another seed), next to tuned's agreement.
+``leads``: the logged Leads of ``--train``: mc's and tuned's Lead sizes, 8s and 13-15s, mc's 8-Lead
+share by cards in play where tuned leads an 8, and the Lead-8 rule's agreement (``--left``).
 ``pair``: deals 0..games-1, each played twice (A at seat 0, then at seat 1) with A = ``--a``,
 B = ``--b``; A's win share (ties shared) with a 95% interval over deals, and turns a game.
 
     PYTHONPATH=$PWD python3 benchmarks/pgc_distill.py log --seats mc,mc --games 500 --seed 8 --out /tmp/x.npz
+    PYTHONPATH=$PWD python3 benchmarks/pgc_distill.py fit --train /tmp/x.npz --test /tmp/y.npz
     PYTHONPATH=$PWD python3 benchmarks/pgc_distill.py pair --a hyb-add --b tuned --games 1000 --seed 7
 """
 from __future__ import annotations
@@ -38,7 +45,7 @@ from simcli.config import jobs as cfg, tuned
 
 ROOT = Path(__file__).resolve().parent.parent
 P = 2
-MODES = ("tuned", "mc", "hyb-add", "hyb-resp", "hyb-lead", "tree-add")
+MODES = ("tuned", "mc", "hyb-add", "hyb-resp", "hyb-lead", "hyb-lead8", "tree-add")
 
 FEATURES = (
     "c_kind", "c_size", "c_low", "c_top", "trick_plays", "i_led",
@@ -213,7 +220,9 @@ class Game:
                 responding = st[pgc.S_C_SIZE] > 0
                 use_mc = n > 1 and (mode == "mc" or (mode == "hyb-add" and t_add)
                                     or (mode == "hyb-resp" and responding)
-                                    or (mode == "hyb-lead" and not responding))
+                                    or (mode == "hyb-lead" and not responding)
+                                    or (mode == "hyb-lead8" and not responding
+                                        and pgc.trick_end_cause(st, params, acts[i_t]) == pgc.T_EIGHT))
                 if mode == "tree-add" and t_add:
                     i = tree_add(self.ask, params, acts, n, i_t)
                 elif use_mc:
@@ -258,9 +267,140 @@ def mean_ci(x):
     return m, m - h, m + h
 
 
+# ---- a shallow classification tree (gini), numpy only ----------------------------------------
+def gini(y):
+    if len(y) == 0:
+        return 0.0
+    q = np.bincount(y, minlength=4) / len(y)
+    return 1.0 - (q * q).sum()
+
+
+def grow(X, y, depth, minleaf=200):
+    node = {"n": len(y), "dist": np.bincount(y, minlength=4) / len(y),
+            "maj": int(np.bincount(y, minlength=4).argmax())}
+    if depth == 0:
+        return node
+    best = (gini(y) * len(y), None, None)
+    for f in range(X.shape[1]):
+        x = X[:, f]
+        vals = np.unique(x)
+        if len(vals) > 40:
+            vals = np.unique(np.quantile(x, np.linspace(0.02, 0.98, 40)).round())
+        for v in vals[:-1]:
+            left = x <= v
+            nl = int(left.sum())
+            if nl < minleaf or len(y) - nl < minleaf:
+                continue
+            score = gini(y[left]) * nl + gini(y[~left]) * (len(y) - nl)
+            if score < best[0] - 1e-9:
+                best = (score, f, v)
+    if best[1] is None:
+        return node
+    left = X[:, best[1]] <= best[2]
+    node.update(f=best[1], v=best[2], L=grow(X[left], y[left], depth - 1, minleaf),
+                R=grow(X[~left], y[~left], depth - 1, minleaf))
+    return node
+
+
+def predict(node, X):
+    out = np.empty(len(X), dtype=np.int64)
+    for i, x in enumerate(X):
+        t = node
+        while "f" in t:
+            t = t["L"] if x[t["f"]] <= t["v"] else t["R"]
+        out[i] = t["maj"]
+    return out
+
+
+def show(node, names, ind="  "):
+    d = node["dist"]
+    label = f"n={node['n']} Overwrite {d[pgc.A_OVERWRITE]:.2f} Add {d[pgc.A_ADD]:.2f} Pass {d[pgc.A_PASS]:.2f}"
+    if "f" not in node:
+        print(ind + label + " -> " + pgc.ACTION_NAMES[node["maj"]])
+        return
+    print(ind + label)
+    print(ind + f"if {names[node['f']]} <= {node['v']}:")
+    show(node["L"], names, ind + "  ")
+    print(ind + "else:")
+    show(node["R"], names, ind + "  ")
+
+
+def fit(a):
+    d = np.load(a.train)
+    X, y, g = d["X"], d["m_type"], d["g"]
+    names = list(d["names"])
+    tr = g < a.split
+    other = np.load(a.test) if a.test else None
+    print(f"{len(y)} Add turns; mc Overwrite / Add / Pass {np.mean(y == pgc.A_OVERWRITE):.3f} / "
+          f"{np.mean(y == pgc.A_ADD):.3f} / {np.mean(y == pgc.A_PASS):.3f}")
+    line = f"tuned (always Add): held-out {np.mean(y[~tr] == pgc.A_ADD):.3f}"
+    if other is not None:
+        line += f", --test {np.mean(other['m_type'] == pgc.A_ADD):.3f}"
+    print(line)
+    for depth in (1, 2, 3, 4):
+        t = grow(X[tr], y[tr], depth)
+        line = f"depth {depth}: held-out {np.mean(predict(t, X[~tr]) == y[~tr]):.3f}"
+        if other is not None:
+            t_all = grow(X, y, depth)
+            line += f", --test (fitted on every --train row) {np.mean(predict(t_all, other['X']) == other['m_type']):.3f}"
+        print(line)
+        if depth <= 3:
+            show(t, names)
+
+
+def show_leads(a):
+    d = np.load(a.train)
+    t, m, X = d["L_t"], d["L_m"], d["L_X"]
+    top = lambda x: pgc.meld_top(pgc.act_kind(x), pgc.act_low(x), pgc.act_size(x))
+    size = lambda v: np.array([pgc.act_size(x) for x in v])
+    eight = lambda v: np.array([pgc.act_low(x) <= pgc.EIGHT <= top(x) for x in v])
+    high = lambda v: np.array([top(x) >= 10 for x in v])
+    print(f"{len(t)} Leads with a choice; mc leads what tuned leads {np.mean(t == m):.3f}")
+    for who, v in (("mc", m), ("tuned", t)):
+        s = size(v)
+        print(f"  {who}: single {np.mean(s == 1):.3f}, two cards {np.mean(s == 2):.3f}, three "
+              f"{np.mean(s == 3):.3f}, mean {s.mean():.2f}; with an 8 {eight(v).mean():.3f}; "
+              f"top 13-15 {high(v).mean():.3f}")
+    t8, m8 = eight(t), eight(m)
+    held = X[:, 0]
+    print("  where tuned leads an 8, mc leads one too, by cards in play: " + ", ".join(
+        f"{h}: {m8[t8 & (held == h)].mean():.2f} (n={int((t8 & (held == h)).sum())})"
+        for h in range(2, 13) if (t8 & (held == h)).sum() >= 50))
+    rule = t8 & ~(held - size(t) > a.left)
+    print(f"  leads an 8 as mc does: tuned {np.mean(t8 == m8):.3f}, the rule (no 8 while more "
+          f"than {a.left} cards would be left) {np.mean(rule == m8):.3f}")
+    if a.rule:
+        # the Lead a tuned seat on --rule makes at tuned's 8-Leads (a Lead's value reads only the
+        # seat's own hand in play and whether its second hand waits)
+        params = cfg.resolve("pgc", None, 2, policy="heuristic").params
+        row = knob_row(a.rule)
+        acts = np.zeros(pgc.MAX_ACTIONS, dtype=np.int64)
+        r = np.empty(len(t), dtype=np.int64)
+        for j in np.flatnonzero(t8):
+            st = pgc.new_state(P)
+            st[pgc.HAND: pgc.HAND + 13] = X[j, 14:27]
+            st[pgc.N_HELD] = X[j, 0]
+            st[pgc.RESERVE_ON] = X[j, 1]
+            st[pgc.N_HELD + 1] = X[j, 2]
+            st[pgc.RESERVE_ON + 1] = X[j, 3]
+            st[pgc.KNOB: pgc.KNOB + MAX_KNOBS] = row
+            n = pgc.legal_actions(st, params, acts)
+            r[j] = acts[pgc.heuristic_choice(st, params, acts, n)]
+        r8 = eight(r[t8])
+        both = ~r8 & ~m8[t8]
+        print(f"  at tuned's {int(t8.sum())} 8-Leads, --rule's Lead is mc's {np.mean(r[t8] == m[t8]):.3f} "
+              f"(tuned's {np.mean(t[t8] == m[t8]):.3f}); where both decline the 8 ({int(both.sum())}), "
+              f"the same Lead {int((r[t8] == m[t8])[both].sum())}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("log", "pair"))
+    ap.add_argument("what", choices=("log", "pair", "fit", "leads"))
+    ap.add_argument("--left", type=int, default=4, help="leads: the Lead-8 rule's eight_lead_left")
+    ap.add_argument("--rule", default=None, help="leads: a knob file whose Lead is compared at tuned's 8-Leads")
+    ap.add_argument("--train", default=None, help="fit: a log's .npz")
+    ap.add_argument("--test", default=None, help="fit: another log's .npz (held out)")
+    ap.add_argument("--split", type=int, default=700, help="fit: games below this train")
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--seed", type=int, default=8)
@@ -274,6 +414,12 @@ def main():
     ap.add_argument("--b", default="tuned", choices=MODES)
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
+    if a.what == "fit":
+        fit(a)
+        return
+    if a.what == "leads":
+        show_leads(a)
+        return
     game = Game(a)
     if a.what == "log":
         modes = a.seats.split(",")
