@@ -24,6 +24,8 @@ the logged Add turns of ``--train`` (games below ``--split``; the rest held out)
 the held-out games and on ``--test`` (a log of another seed), next to tuned's agreement.
 ``leads``: the logged Leads of ``--train``: mc's and tuned's Lead sizes, 8s and 13-15s, mc's 8-Lead
 share by cards in play where tuned leads an 8, and the Lead-8 rule's agreement (``--left``).
+``leadfit``: a conditional logit over each logged Lead's options (``OPTION_FEATURES``) fitted to
+mc's Leads of ``--train``, its top option's agreement with mc on ``--train`` and ``--test``.
 ``pair``: deals 0..games-1, each played twice (A at seat 0, then at seat 1) with A = ``--a``,
 B = ``--b``; A's win share (ties shared) with a 95% interval over deals, and turns a game.
 
@@ -186,6 +188,8 @@ class Game:
         self.deck = np.zeros(pgc.MAX_DECK, dtype=np.int64)
         self.mcstat = np.zeros(2, dtype=np.int64)
         self.ask = np.empty(pgc.STATE_SIZE, dtype=np.int64)
+        self.twice = getattr(a, "twice", False)
+        self.again = {"add": [0, 0], "lead": [0, 0]}     # mc's choice repeated: [same, asked]
 
     def play(self, seed, g, modes, log=None, leads=None):
         """One game; returns (scores, turns, counts of lead/overwrite/add/pass)."""
@@ -194,11 +198,13 @@ class Game:
         for s in range(P):
             row = self.mrow if modes[s] != "tuned" else self.krow
             st[pgc.KNOB + s * MAX_KNOBS: pgc.KNOB + (s + 1) * MAX_KNOBS] = row
-        keys = np.zeros(2 * P + 1, dtype=np.uint64)
-        ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+        keys = np.zeros(3 * P + 1, dtype=np.uint64)
+        ctrs = np.zeros(3 * P + 1, dtype=np.int64)
         for s in range(P):
             keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
             keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
+            # --twice: a second, independent search of the same position (SEARCH index 10 + s)
+            keys[2 * P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, 10 + s)
         turns = 0
         mix = np.zeros(4, dtype=np.int64)
         for rnd in range(2):
@@ -230,6 +236,12 @@ class Game:
                                       P + 1 + seat, 2, params[pgc.R_TARGET], self.mcstat, 0)
                 else:
                     i = i_t
+                if self.twice and use_mc and (t_add or not responding):
+                    i2 = pgc.mc_choose(st, params, acts, n, self.budget, pgc.P_TUNED, keys, ctrs,
+                                       2 * P + 1 + seat, 2, params[pgc.R_TARGET], self.mcstat, 0)
+                    c = self.again["add" if t_add else "lead"]
+                    c[0] += int(i2 == i)
+                    c[1] += 1
                 if log is not None and t_add:
                     log.append((g, rnd, seat, pgc.act_type(acts[i_t]), pgc.act_type(acts[i]),
                                 int(i == i_t), n, features(self.ask, params, acts, n, i_t, trick_plays, leader)))
@@ -393,9 +405,96 @@ def show_leads(a):
               f"the same Lead {int((r[t8] == m[t8])[both].sum())}")
 
 
+# ---- a conditional logit over the Lead options (``leadfit``) ----------------------------------
+OPTION_FEATURES = ("v_tuned/100", "shed", "units_after", "strength", "pts", "eight", "eight&left>4",
+                   "is_set", "is_run", "top", "top>=10", "split", "iso_single", "left_after")
+
+
+def option_features(st, params, acts, n):
+    """One row per Lead option: tuned's value (/100, capped at 2000), cards shed, melds left, rank
+    steps and points shed, whether its 8 ends the trick (and with more than 4 cards left), set /
+    run, top rank (and 13-15), splits a set, an isolated single, cards left."""
+    seat = int(st[pgc.S_TO_ACT])
+    held, _, _ = pgc.rank_masks(st, seat)
+    un = pgc.units_of(held)
+    base = pgc.HAND + seat * 13
+    F = np.zeros((n, len(OPTION_FEATURES)))
+    for i in range(n):
+        a = acts[i]
+        v = pgc.heuristic_value(st, params, a, held, un, False, False)
+        kind, low, size = pgc.act_kind(a), pgc.act_low(a), pgc.act_size(a)
+        tp = pgc.meld_top(kind, low, size)
+        after, strength, pts, split = held, 0, 0, 0
+        for r in range(low, tp + 1):
+            k = pgc.played_count(st, a, r)
+            if k:
+                strength += k * r
+                pts += k * pgc.POINTS[params[pgc.R_POINTS], r]
+                if k < st[base + r]:
+                    split = 1
+                else:
+                    after &= ~(1 << r)
+        shed = int(pgc.played_total(st, a))
+        e8 = int(pgc.trick_end_cause(st, params, a) == pgc.T_EIGHT)
+        left = int(st[pgc.N_HELD + seat]) - shed
+        iso = 0
+        if kind == pgc.K_SINGLE and st[base + low] == 1:
+            iso = int(not ((low > 0 and pgc.NEXT_OK[low - 1] and st[base + low - 1] > 0)
+                           or (low < 12 and pgc.NEXT_OK[low] and st[base + low + 1] > 0)))
+        F[i] = [min(v, 2000) / 100, shed, pgc.units_of(after), strength, pts, e8, e8 * (left > 4),
+                kind == pgc.K_SET, kind == pgc.K_RUN, tp, tp >= 10, split, iso, left]
+    return F
+
+
+def lead_groups(path, krow):
+    """(option features, mc's option, tuned's option) of every logged Lead, the position rebuilt
+    from the seat's hand in play and the sizes (all a Lead's value reads)."""
+    d = np.load(path)
+    params = cfg.resolve("pgc", None, 2, policy="heuristic").params
+    acts = np.zeros(pgc.MAX_ACTIONS, dtype=np.int64)
+    out = []
+    for m, x in zip(d["L_m"], d["L_X"]):
+        st = pgc.new_state(P)
+        st[pgc.HAND: pgc.HAND + 13] = x[14:27]
+        st[pgc.N_HELD], st[pgc.RESERVE_ON], st[pgc.N_HELD + 1], st[pgc.RESERVE_ON + 1] = x[0], x[1], x[2], x[3]
+        st[pgc.KNOB: pgc.KNOB + MAX_KNOBS] = krow
+        n = pgc.legal_actions(st, params, acts)
+        j = [i for i in range(n) if acts[i] == m]
+        if j:
+            out.append((option_features(st, params, acts, n), j[0], int(pgc.heuristic_choice(st, params, acts, n))))
+    return out
+
+
+def leadfit(a):
+    """Conditional logit (softmax over each Lead's options, Newton steps, a little L2) fitted to
+    mc's Leads in --train; top-1 agreement with mc on --train and --test next to tuned's."""
+    krow = knob_row(a.knobs)
+    tr = lead_groups(a.train, krow)
+    te = lead_groups(a.test, krow) if a.test else []
+    k = len(OPTION_FEATURES)
+    w = np.zeros(k)
+    for _ in range(30):
+        g = np.zeros(k)
+        H = -1e-3 * np.eye(k)
+        for F, j, _ in tr:
+            z = F @ w
+            q = np.exp(z - z.max())
+            q /= q.sum()
+            mu = q @ F
+            g += F[j] - mu
+            H -= (F * q[:, None]).T @ F - np.outer(mu, mu)
+        w = w - np.linalg.solve(H, g - 1e-3 * w)
+    print("weights: " + ", ".join(f"{nm} {x:+.3f}" for nm, x in zip(OPTION_FEATURES, w)))
+    for label, gr in (("--train", tr), ("--test", te)):
+        if gr:
+            fitted = np.mean([np.argmax(F @ w) == j for F, j, _ in gr])
+            tuned_ = np.mean([t == j for _, j, t in gr])
+            print(f"{label}: {len(gr)} Leads; the fit's top option is mc's {fitted:.3f}, tuned's {tuned_:.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("log", "pair", "fit", "leads"))
+    ap.add_argument("what", choices=("log", "pair", "fit", "leads", "leadfit"))
     ap.add_argument("--left", type=int, default=4, help="leads: the Lead-8 rule's eight_lead_left")
     ap.add_argument("--rule", default=None, help="leads: a knob file whose Lead is compared at tuned's 8-Leads")
     ap.add_argument("--train", default=None, help="fit: a log's .npz")
@@ -413,12 +512,17 @@ def main():
     ap.add_argument("--a", default="hyb-add", choices=MODES)
     ap.add_argument("--b", default="tuned", choices=MODES)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--twice", action="store_true", help="log: at mc's searched Add turns and Leads, "
+                    "search again on an independent stream (how often mc repeats its own choice)")
     a = ap.parse_args()
     if a.what == "fit":
         fit(a)
         return
     if a.what == "leads":
         show_leads(a)
+        return
+    if a.what == "leadfit":
+        leadfit(a)
         return
     game = Game(a)
     if a.what == "log":
@@ -435,6 +539,12 @@ def main():
         print(f"seats {modes}: {a.games} games, seed {a.seed}: turns {m:.2f} [{lo:.2f}, {hi:.2f}]; "
               f"mix lead/over/add/pass {np.round(mixes / mixes.sum(), 3).tolist()}")
         print(f"rows (tuned would Add): {len(rows)}; acting seat's choice = tuned's {np.mean([r[5] for r in rows]):.3f}")
+        if a.twice:
+            for k, (same, asked) in game.again.items():
+                if asked:
+                    q = same / asked
+                    h = 1.96 * math.sqrt(q * (1 - q) / asked)
+                    print(f"mc's choice repeated by a second search ({k} turns): {q:.3f} [{q - h:.3f}, {q + h:.3f}] of {asked}")
         if a.out:
             np.savez(a.out, g=np.array([r[0] for r in rows]), rnd=np.array([r[1] for r in rows]),
                      seat=np.array([r[2] for r in rows]), t_type=np.array([r[3] for r in rows]),
