@@ -804,7 +804,7 @@ GO_OUT_VALUE = 1_000_000
 REFUSED = -(1 << 40)
 (K_W_CARDS, K_W_UNITS, K_W_STRENGTH, K_W_END, K_W_POINTS, K_STRONG_RANK, K_NEAR_OUT, K_KEEP_MELDS,
  K_OVERWRITE_BONUS, K_ADD_BONUS, K_LEAD_CARDS, K_MIN_RESPONSE, K_DANGER_CARDS, K_SINGLE_ADD_BELOW,
- K_SINGLE_ADD_LEFT, K_SINGLE_ADD_COST) = range(16)
+ K_SINGLE_ADD_LEFT, K_SINGLE_ADD_COST, K_EIGHT_LEAD_LEFT, K_EIGHT_LEAD_COST) = range(18)
 KNOBS = (
     Knob("w_cards", K_W_CARDS, 10, 0, 100, "value per card a play sheds"),
     Knob("w_units", K_W_UNITS, 20, 0, 100, "cost per meld the hand still needs after the play "
@@ -840,6 +840,13 @@ KNOBS = (
          "the Add (the hand in play), single_add_below no longer costs anything", optional=True),
     Knob("single_add_cost", K_SINGLE_ADD_COST, 0, 0, 1000, "what single_add_below subtracts from "
          "such an Add's value", optional=True),
+    # session 16 (docs/search.md, "Issue #24, session 16"): the search keeps its 8s (Rule of 8's
+    # stoppers) while its hand is long and leads them near the end; optional and off by default
+    Knob("eight_lead_left", K_EIGHT_LEAD_LEFT, 0, 0, 24, "a Lead that puts an 8 into the Central "
+         "Meld costs eight_lead_cost while more than this many cards would be left in the hand in "
+         "play, so the seat keeps its 8s to end a trick later", optional=True),
+    Knob("eight_lead_cost", K_EIGHT_LEAD_COST, 0, 0, 1000, "what eight_lead_left subtracts from such "
+         "a Lead's value (0: off)", optional=True),
 )
 KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
 for _k in KNOBS:
@@ -910,6 +917,8 @@ def heuristic_value(st, params, a, held, units_now, responding, danger):
             v -= st[kb + K_SINGLE_ADD_COST]         # rather Overwrite a low single early on
     elif typ == A_LEAD:
         v += st[kb + K_LEAD_CARDS] * shed
+        if cause == T_EIGHT and st[N_HELD + seat] - shed > st[kb + K_EIGHT_LEAD_LEFT]:
+            v -= st[kb + K_EIGHT_LEAD_COST]         # keep the 8 to end a trick later
     return v
 
 

@@ -295,7 +295,8 @@ def test_train_command_writes_through_the_output_contract(tmp_path):
             tuned.row_of(fc, tuned.load_file(fc, f, 3))[:fc.NK]).all()
 
 
-OPTIONAL_PGC = ("single_add_below", "single_add_left", "single_add_cost")
+OPTIONAL_PGC = ("single_add_below", "single_add_left", "single_add_cost", "eight_lead_left",
+                "eight_lead_cost")
 
 
 def _pgc_file(path, drop=(), extra=""):
@@ -306,8 +307,9 @@ def _pgc_file(path, drop=(), extra=""):
 
 
 def test_a_file_may_leave_out_only_the_optional_knobs(tmp_path):
-    """Files made before pgc's Add-rule knobs (session 15) leave them out and play their defaults,
-    which are the heuristic's rule; any other knob left out is still an error."""
+    """Files made before pgc's Add-rule (session 15) and Lead-8 (session 16) knobs leave them out
+    and play their defaults, which are the heuristic's rule; any other knob left out is still an
+    error."""
     assert {k.name for k in pgc.KNOBS if k.optional} == set(OPTIONAL_PGC)
     f = _pgc_file(tmp_path / "old.toml", drop=OPTIONAL_PGC, extra="")
     vals = tuned.load_file(pgc, f, 2)

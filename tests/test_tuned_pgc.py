@@ -171,6 +171,28 @@ def test_single_add_below_left_and_cost():
     assert choose(st, single_add_below=13, single_add_cost=1000) == ("add", (4, 4))
 
 
+def test_eight_lead_left_and_cost():
+    # Leading, holding 7 8 13 (rank indices 5, 6, 10; melds now 3 - 1 consecutive pair = 2), by
+    # the heuristic's rule: run 7-8 = 20 - 20*1 - 11 + 100 (its 8 ends the trick) = 89, single 8 =
+    # 10 - 20*2 - 6 + 100 = 64, single 13 = 10 - 20*1 - 10 = -20, single 7 = 10 - 20*2 - 5 = -35.
+    st = state(4, [[7, 8, 13]] + OTHERS)
+    assert choose(st) == ("lead", (7, 8))
+    assert choose(st, eight_lead_left=0) == ("lead", (7, 8))                      # no cost: off
+    assert choose(st, eight_lead_cost=108) == ("lead", (7, 8))                    # -19 > -20
+    assert choose(st, eight_lead_cost=110) == ("lead", (13,))                     # -21 < -20
+    assert choose(st, eight_lead_cost=200) == ("lead", (13,))
+    # 7-8 leaves 1 card: with eight_lead_left 1 it costs nothing, the single 8 (2 left) still does
+    assert choose(st, eight_lead_left=1, eight_lead_cost=1000) == ("lead", (7, 8))
+    # Leads only: responding, an Overwrite or Add that puts an 8 costs nothing
+    for hand, central in (([8, 9, 13], [7]), ([8, 12, 13], [5]), ([1, 8], [4])):
+        st = state(4, [hand] + OTHERS, central=central)
+        assert choose(st, eight_lead_cost=1000) == choose(st)
+    # a cost, not a refusal: holding 8 8 8 8 every Lead puts an 8 and leaves cards (8: 10 - 20 -
+    # 6 + 100 = 84, 8-8: 88, 8-8-8: 30 - 20 - 18 + 100 = 92); each costs the same, 8-8-8 is led
+    st = state(4, [[8, 8, 8, 8]] + OTHERS)
+    assert choose(st, eight_lead_cost=1000) == choose(st) == ("lead", (8, 8, 8))
+
+
 def test_strong_cards_near_out_and_danger():
     # On a single 12, holding 1 3 5 9 14: only Overwrite 14 or Pass. 14 is strong (rank index 11
     # >= 10) and 4 cards would be left (> 3): kept, so the heuristic passes.
