@@ -286,6 +286,7 @@ class Compiling:
         self._pool = None
         self._thread = None
         self._cancelled = False
+        self._stopped: list = []   # the compile processes cancel() terminated
         self.background = background
         self.fold_cold = fold_cold   # else a job waits only for its own game
 
@@ -380,6 +381,18 @@ class Compiling:
             pool.shutdown(wait=False, cancel_futures=True)
         for p in procs_alive:
             p.terminate()
+        self._stopped = procs_alive
+
+    def stop_for_exit(self) -> None:
+        """(Ctrl-C or SIGTERM, just before the process exits without its exit handlers) stop the
+        compile processes, let them go, and release the pool's named semaphores the way a normal
+        exit would: otherwise Python's resource tracker prints a "leaked semaphore" warning
+        under the interrupt line."""
+        self.cancel()
+        for p in self._stopped:
+            p.join(1.0)
+        from multiprocessing import util
+        util._run_finalizers(0)   # what multiprocessing runs at exit (os._exit skips it)
 
 
 PROGRESS_EVERY_S = 10.0          # a compile status line at least this often

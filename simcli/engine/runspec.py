@@ -319,7 +319,7 @@ def compute(spec: RunSpec, analysis: Analysis | None = None, per_game=None, jour
         from simcli.engine.interrupt import on_interrupt
         compiling = comp.start_compiling(play_order(spec), _echo_beside_bar)
         if compiling is not None:
-            forget = on_interrupt(compiling.cancel)   # Ctrl-C / SIGTERM stop the compile processes
+            forget = on_interrupt(compiling.stop_for_exit)   # Ctrl-C / SIGTERM stop the compile processes
             if type(analysis).simulate is not Analysis.simulate:
                 _wait_all(compiling, forget)
                 compiling = None
