@@ -140,3 +140,19 @@ def test_sift_is_labelled_and_validated():
         cfg.resolve("forecasts-bid", policy="sift:16:heuristic:105")
     with pytest.raises(SimError, match="outside"):
         cfg.resolve("forecasts-bid", policy=f"sift:16:heuristic:{10 * len(race.SIFT_FIRST)}")
+
+
+def test_every_path_from_policy_text_checks_the_sift_schedule(tmp_path):
+    """The game's own seat check runs for --skill levels and train's opponents too, not only for
+    --policy / --seats: an objective whose last digit is not 0-4 is one error line and no
+    output folder (exit 2, bad input, as for --policy)."""
+    from tests.helpers import invoke
+    bad = "sift:8:heuristic:105"
+    for args in (["run", "forecasts-bid", "--skill", f"heuristic,{bad}", "--games", "10"],
+                 ["train", "forecasts-bid", "--players", "4", "--pool", f"incumbent,{bad}",
+                  "--games", "10"]):
+        out = tmp_path / args[0]
+        r = invoke(*args, "--out", out)
+        assert r.exit_code == 2, r.output
+        assert "objective 105" in r.output and "Traceback" not in r.output
+        assert not out.exists()

@@ -45,9 +45,10 @@ def _level_row(word: str, job: cfg.Job):
     mod = job.module
     valid = cfg.user_policies(mod, job.players, job.params)
     try:
-        return cfg.parse_policy(word, valid, getattr(mod, "POLICY_ARGS", {}),
-                                getattr(mod, "RESTRICTIONS", ()),
-                                cfg.knob_source(mod, job.variant, job.players))
+        label, row = cfg.parse_policy(word, valid, getattr(mod, "POLICY_ARGS", {}),
+                                      getattr(mod, "RESTRICTIONS", ()),
+                                      cfg.knob_source(mod, job.variant, job.players))
+        return label, cfg.checked_seat(mod, word, row)
     except SimError as e:
         raise SimError(f"--skill level {word!r} for {job.game}: {e}") from None
 

@@ -130,8 +130,9 @@ class Arena:
     def policy_row(self, text: str) -> np.ndarray:
         """An opponent's seat row from policy text (e.g. ``heuristic+bid-zero``, ``tuned@FILE``)."""
         knobs = cfg.knob_source(self.mod, self.job.variant, self.P)
-        return cfg.parse_policy(text, self.valid, getattr(self.mod, "POLICY_ARGS", {}),
-                                tuple(self.restrictions.values()), knobs)[1]
+        row = cfg.parse_policy(text, self.valid, getattr(self.mod, "POLICY_ARGS", {}),
+                               tuple(self.restrictions.values()), knobs)[1]
+        return cfg.checked_seat(self.mod, text, row)
 
     def units(self, seats: np.ndarray, seed: int, first: int, n: int) -> np.ndarray:
         """Win units (SHARE_UNIT per win, split by shared victories) of every seat over games

@@ -277,11 +277,7 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
     knobs = knob_source(mod, variant, players)
     for spec in specs:
         name, row = parse_policy(spec, valid, arg_specs, getattr(mod, "RESTRICTIONS", ()), knobs)
-        if hasattr(mod, "check_seat"):   # a game's own check of a seat's arguments
-            try:
-                mod.check_seat(row)
-            except ValueError as e:
-                raise SimError(f"policy {spec.strip()!r}: {e}") from None
+        checked_seat(mod, spec, row)
         names.append(name)
         rows.append(row)
     for fixed in mod.extra_seats(players, params):
@@ -295,6 +291,18 @@ def resolve(game: str, variant: str | None = None, players: int | None = None,
         from simcli.config import cards   # imports Numba: not before check_environment has run
         cards.attach(job)
     return job
+
+
+def checked_seat(mod, spec: str, row: np.ndarray) -> np.ndarray:
+    """``row`` after the game's own check of a seat's arguments (``check_seat(row)``, optional in a
+    game module: e.g. forecasts-bid's sift schedules); every path from policy text to a seat row
+    (``resolve``, ``--skill`` levels, ``train``'s opponents) goes through here."""
+    if hasattr(mod, "check_seat"):
+        try:
+            mod.check_seat(row)
+        except ValueError as e:
+            raise SimError(f"policy {spec.strip()!r}: {e}") from None
+    return row
 
 
 def knob_source(mod, variant: str, players: int):
