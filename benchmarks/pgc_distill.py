@@ -12,6 +12,9 @@ from Python with the kernel's own functions, each seat on one of
 * ``hyb-lead8`` tuned, except at a Lead where tuned would lead an 8: there mc decides;
 * ``tree-add``  tuned, except where tuned would Add: there the depth-3 tree fitted to mc's choices
                 (``tree_add``) decides between that Add and tuned's best Overwrite.
+* ``hyb-leadc`` tuned, except at the Leads with 2+ options where ``--cond`` holds: there mc decides
+                (session 17: which Leads carry the gain; ``--cond`` is a Python expression over
+                ``c[...]``, the names in ``LEAD_CONTEXT``, e.g. ``"c['reserve'] == 0"``).
 
 Deals and search draws come from the game's own streams (``rng.DEAL``, ``rng.SEARCH``, seat s's
 search on SEARCH s), so two seats on ``tuned`` (or on ``mc``) replay ``simcli run pgc --players 2
@@ -32,6 +35,11 @@ B = ``--b``; A's win share (ties shared) with a 95% interval over deals, and tur
     PYTHONPATH=$PWD python3 benchmarks/pgc_distill.py log --seats mc,mc --games 500 --seed 8 --out /tmp/x.npz
     PYTHONPATH=$PWD python3 benchmarks/pgc_distill.py fit --train /tmp/x.npz --test /tmp/y.npz
     PYTHONPATH=$PWD python3 benchmarks/pgc_distill.py pair --a hyb-add --b tuned --games 1000 --seed 7
+    PYTHONPATH=$PWD python3 benchmarks/pgc_distill.py pair --a hyb-leadc --cond "c['reserve'] == 0" --b tuned --games 1000 --seed 7
+
+A logged Lead's row (``L_X``) is LEAD_FEATURES, the hand in play (13 counts), then (session 17)
+the copies played this round (13), the opponent's hand in play (13), the score difference and the
+round.
 """
 from __future__ import annotations
 
@@ -47,7 +55,26 @@ from simcli.config import jobs as cfg, tuned
 
 ROOT = Path(__file__).resolve().parent.parent
 P = 2
-MODES = ("tuned", "mc", "hyb-add", "hyb-resp", "hyb-lead", "hyb-lead8", "tree-add")
+MODES = ("tuned", "mc", "hyb-add", "hyb-resp", "hyb-lead", "hyb-lead8", "tree-add", "hyb-leadc")
+
+# ``hyb-leadc`` (session 17): mc decides at the Leads where ``--cond`` (a Python expression over
+# LEAD_CONTEXT) holds, tuned elsewhere: where in the Leads does mc's gain sit?
+LEAD_CONTEXT = ("held", "reserve", "own_total", "opp_held", "opp_reserve", "opp_total", "round",
+                "score_diff", "t_size", "t_kind", "t_top", "t_low", "t_eight", "leads", "turn")
+
+
+def lead_context(st, params, a_t, leads, turn):
+    seat = int(st[pgc.S_TO_ACT])
+    opp = 1 - seat
+    return dict(held=int(st[pgc.N_HELD + seat]), reserve=int(st[pgc.RESERVE_ON + seat]),
+                own_total=int(st[pgc.N_HELD + seat]) + 12 * int(st[pgc.RESERVE_ON + seat]),
+                opp_held=int(st[pgc.N_HELD + opp]), opp_reserve=int(st[pgc.RESERVE_ON + opp]),
+                opp_total=int(st[pgc.N_HELD + opp]) + 12 * int(st[pgc.RESERVE_ON + opp]),
+                round=int(st[pgc.S_ROUND]), score_diff=int(st[pgc.SCORE + seat] - st[pgc.SCORE + opp]),
+                t_size=int(pgc.act_size(a_t)), t_kind=int(pgc.act_kind(a_t)),
+                t_top=int(pgc.meld_top(pgc.act_kind(a_t), pgc.act_low(a_t), pgc.act_size(a_t))),
+                t_low=int(pgc.act_low(a_t)),
+                t_eight=int(pgc.trick_end_cause(st, params, a_t) == pgc.T_EIGHT), leads=leads, turn=turn)
 
 FEATURES = (
     "c_kind", "c_size", "c_low", "c_top", "trick_plays", "i_led",
@@ -159,7 +186,10 @@ def lead_features(st, params):
             int(np.sum(hand == 1)), int(np.sum(hand == 2)), int(np.sum(hand >= 3)), chains(held),
             int(max((r for r in range(13) if hand[r]), default=-1)),
             int(min((r for r in range(13) if hand[r]), default=13)), int(hand[10:].sum()),
-            int(hand[pgc.EIGHT])] + [int(x) for x in hand]
+            int(hand[pgc.EIGHT])] + [int(x) for x in hand] + [
+            int(x) for x in st[pgc.PLAYED: pgc.PLAYED + 13]] + [
+            int(x) for x in st[pgc.HAND + opp * 13: pgc.HAND + opp * 13 + 13]] + [
+            int(st[pgc.SCORE + seat] - st[pgc.SCORE + opp]), int(st[pgc.S_ROUND])]
 
 
 def tree_add(st, params, acts, n, i_t):
@@ -190,6 +220,8 @@ class Game:
         self.ask = np.empty(pgc.STATE_SIZE, dtype=np.int64)
         self.twice = getattr(a, "twice", False)
         self.again = {"add": [0, 0], "lead": [0, 0]}     # mc's choice repeated: [same, asked]
+        self.cond = eval("lambda c: " + a.cond) if getattr(a, "cond", None) else None
+        self.nc = [0, 0]                                 # hyb-leadc: Leads handed to mc, Leads
 
     def play(self, seed, g, modes, log=None, leads=None):
         """One game; returns (scores, turns, counts of lead/overwrite/add/pass)."""
@@ -214,6 +246,8 @@ class Game:
             pgc.clear_trick(st, rnd % P)
             trick_plays = 0
             leader = rnd % P
+            nlead = [0, 0]
+            rturn = 0
             while st[pgc.S_OUT] < 0:
                 seat = int(st[pgc.S_TO_ACT])
                 n = pgc.legal_actions(st, params, acts)
@@ -229,6 +263,10 @@ class Game:
                                     or (mode == "hyb-lead" and not responding)
                                     or (mode == "hyb-lead8" and not responding
                                         and pgc.trick_end_cause(st, params, acts[i_t]) == pgc.T_EIGHT))
+                if mode == "hyb-leadc" and not responding and n > 1:
+                    use_mc = bool(self.cond(lead_context(st, params, acts[i_t], nlead[seat], rturn)))
+                    self.nc[0] += use_mc
+                    self.nc[1] += 1
                 if mode == "tree-add" and t_add:
                     i = tree_add(self.ask, params, acts, n, i_t)
                 elif use_mc:
@@ -251,6 +289,9 @@ class Game:
                 typ = pgc.act_type(a)
                 mix[typ] += 1
                 turns += 1
+                rturn += 1
+                if not responding:
+                    nlead[seat] += 1
                 if typ == pgc.A_LEAD:
                     leader = seat
                     trick_plays = 1
@@ -512,6 +553,8 @@ def main():
     ap.add_argument("--a", default="hyb-add", choices=MODES)
     ap.add_argument("--b", default="tuned", choices=MODES)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--cond", default=None, help="hyb-leadc: a Python expression over c[...] "
+                    "(LEAD_CONTEXT) saying at which Leads mc decides")
     ap.add_argument("--twice", action="store_true", help="log: at mc's searched Add turns and Leads, "
                     "search again on an independent stream (how often mc repeats its own choice)")
     a = ap.parse_args()
@@ -554,7 +597,9 @@ def main():
                      L_g=np.array([r[0] for r in leads]), L_seat=np.array([r[2] for r in leads]),
                      L_t=np.array([r[3] for r in leads]), L_m=np.array([r[4] for r in leads]),
                      L_X=np.array([r[5] for r in leads]),
-                     L_names=np.array(LEAD_FEATURES + tuple(f"h{r}" for r in range(13))))
+                     L_names=np.array(LEAD_FEATURES + tuple(f"h{r}" for r in range(13))
+                                     + tuple(f"p{r}" for r in range(13)) + tuple(f"o{r}" for r in range(13))
+                                     + ("score_diff", "round")))
     else:
         diffs, tA, tAB = [], [], []
         for g in range(a.first, a.first + a.games):
@@ -566,7 +611,8 @@ def main():
         m, lo, hi = mean_ci(diffs)
         tm, tlo, thi = mean_ci(tAB)
         print(f"A={a.a} vs B={a.b}, {a.games} deals x 2 seats, seed {a.seed}: A share - B share "
-              f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] (A share {0.5 + m / 2:.3f}); turns a game {tm:.2f} [{tlo:.2f}, {thi:.2f}]")
+              f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] (A share {0.5 + m / 2:.3f}); turns a game {tm:.2f} [{tlo:.2f}, {thi:.2f}]"
+              + (f"; --cond {a.cond!r}: mc at {game.nc[0]} of {game.nc[1]} Leads" if game.cond else ""))
         if a.out:
             np.savez(a.out, diffs=np.array(diffs), turns=np.array(tAB))
 

@@ -804,7 +804,8 @@ GO_OUT_VALUE = 1_000_000
 REFUSED = -(1 << 40)
 (K_W_CARDS, K_W_UNITS, K_W_STRENGTH, K_W_END, K_W_POINTS, K_STRONG_RANK, K_NEAR_OUT, K_KEEP_MELDS,
  K_OVERWRITE_BONUS, K_ADD_BONUS, K_LEAD_CARDS, K_MIN_RESPONSE, K_DANGER_CARDS, K_SINGLE_ADD_BELOW,
- K_SINGLE_ADD_LEFT, K_SINGLE_ADD_COST, K_EIGHT_LEAD_LEFT, K_EIGHT_LEAD_COST) = range(18)
+ K_SINGLE_ADD_LEFT, K_SINGLE_ADD_COST, K_EIGHT_LEAD_LEFT, K_EIGHT_LEAD_COST, K_LAST_LEAD_TOP,
+ K_LAST_LEAD_RUN) = range(20)
 KNOBS = (
     Knob("w_cards", K_W_CARDS, 10, 0, 100, "value per card a play sheds"),
     Knob("w_units", K_W_UNITS, 20, 0, 100, "cost per meld the hand still needs after the play "
@@ -847,6 +848,14 @@ KNOBS = (
          "play, so the seat keeps its 8s to end a trick later", optional=True),
     Knob("eight_lead_cost", K_EIGHT_LEAD_COST, 0, 0, 1000, "what eight_lead_left subtracts from such "
          "a Lead's value (0: off)", optional=True),
+    # session 17 (docs/search.md, "Issue #24, session 17"): the search's better Leads are in the
+    # last hand (2p: once the second hand is picked up), where it leads higher melds and fewer
+    # runs; optional and off by default (at 3-6 players every hand is the last)
+    Knob("last_lead_top", K_LAST_LEAD_TOP, 0, -50, 50, "a Lead from the seat's last hand (2p: its "
+         "second hand picked up) gains this per rank index of its top card (0 = 1 .. 12 = 15): "
+         "positive leads higher melds (0: off)", optional=True),
+    Knob("last_lead_run", K_LAST_LEAD_RUN, 0, -300, 300, "added to a Lead of a run from the seat's "
+         "last hand: negative leads sets and singles rather than runs (0: off)", optional=True),
 )
 KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
 for _k in KNOBS:
@@ -919,6 +928,10 @@ def heuristic_value(st, params, a, held, units_now, responding, danger):
         v += st[kb + K_LEAD_CARDS] * shed
         if cause == T_EIGHT and st[N_HELD + seat] - shed > st[kb + K_EIGHT_LEAD_LEFT]:
             v -= st[kb + K_EIGHT_LEAD_COST]         # keep the 8 to end a trick later
+        if st[RESERVE_ON + seat] == 0:              # the last hand (always at 3-6 players)
+            v += st[kb + K_LAST_LEAD_TOP] * top
+            if act_kind(a) == K_RUN:
+                v += st[kb + K_LAST_LEAD_RUN]
     return v
 
 

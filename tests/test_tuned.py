@@ -296,7 +296,7 @@ def test_train_command_writes_through_the_output_contract(tmp_path):
 
 
 OPTIONAL_PGC = ("single_add_below", "single_add_left", "single_add_cost", "eight_lead_left",
-                "eight_lead_cost")
+                "eight_lead_cost", "last_lead_top", "last_lead_run")
 
 
 def _pgc_file(path, drop=(), extra=""):

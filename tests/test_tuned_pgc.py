@@ -193,6 +193,40 @@ def test_eight_lead_left_and_cost():
     assert choose(st, eight_lead_cost=1000) == choose(st) == ("lead", (8, 8, 8))
 
 
+def test_last_lead_top_and_run():
+    # Leading from the last hand (4 players: no second hand), holding 2 3 12 (rank indices 1, 2,
+    # 9; melds now 3 - 1 consecutive pair = 2), by the heuristic's rule: run 2-3 = 20 - 20*1 - 3
+    # = -3, single 12 = 10 - 20*1 - 9 = -19, single 2 = 10 - 20*2 - 1 = -31, single 3 = -32.
+    st = state(4, [[2, 3, 12]] + OTHERS)
+    assert choose(st) == ("lead", (2, 3))
+    # last_lead_top t adds t x the top rank index: run 2-3 -3 + 2t, single 12 -19 + 9t; equal at
+    # t = 16/7, so 2 keeps the run (1 > -1) and 3 leads the 12 (8 > 3)
+    assert choose(st, last_lead_top=2) == ("lead", (2, 3))
+    assert choose(st, last_lead_top=3) == ("lead", (12,))
+    # negative: -50 makes run 2-3 -103, single 2 -31 - 50 = -81, single 3 -132, single 12 -469
+    assert choose(st, last_lead_top=-50) == ("lead", (2,))
+    # last_lead_run r is added to the run only: -3 + r against the single 12's -19
+    assert choose(st, last_lead_run=-15) == ("lead", (2, 3))        # -18 > -19
+    assert choose(st, last_lead_run=-17) == ("lead", (12,))         # -20 < -19
+    assert choose(st, last_lead_run=-16) == ("lead", (12,))         # -19 = -19: first in order (singles first)
+    assert choose(st, last_lead_run=300) == ("lead", (2, 3))
+    # together: run -3 + 2*1 - 10 = -11, single 12 -19 + 9 = -10
+    assert choose(st, last_lead_top=1, last_lead_run=-10) == ("lead", (12,))
+    # 2 players: only from the last hand. Seat 0's second hand still waits: no effect at all
+    st2 = state(2, [[2, 3, 12], [2, 3, 7, 7, 9, 11]], reserve=[[1, 1, 4], None])
+    assert choose(st2) == ("lead", (2, 3))
+    assert choose(st2, last_lead_top=50, last_lead_run=-300) == ("lead", (2, 3))
+    # ... picked up (only the opponent's waits): the knobs apply as at 4 players
+    st3 = state(2, [[2, 3, 12], [2, 3, 7, 7, 9, 11]], reserve=[None, [1, 1, 4]])
+    assert choose(st3, last_lead_top=3) == ("lead", (12,))
+    assert choose(st3, last_lead_run=-17) == ("lead", (12,))
+    # Leads only: responding (on a single 1, holding 2 3 12) the knobs change nothing
+    for central in ([1], [11]):
+        st = state(4, [[2, 3, 12]] + OTHERS, central=central)
+        assert choose(st, last_lead_top=50, last_lead_run=300) == choose(st)
+        assert choose(st, last_lead_top=-50, last_lead_run=-300) == choose(st)
+
+
 def test_strong_cards_near_out_and_danger():
     # On a single 12, holding 1 3 5 9 14: only Overwrite 14 or Pass. 14 is strong (rank index 11
     # >= 10) and 4 cards would be left (> 3): kept, so the heuristic passes.
