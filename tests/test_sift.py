@@ -103,6 +103,24 @@ def test_expected_loss_drops_only_with_enough_differing_samples(k):
     assert seen[-1].tolist() == [1, 1]
 
 
+def test_schedule_39_drops_in_a_round_that_can_end_the_game_too():
+    """The sample values of the test above in a round that can end the game: schedule 39 (36's
+    rules in every round) drops the worse option at sample 8 by its expected loss, 36 (and 10)
+    keep it for the whole budget there, since the differences are not the same on every sample;
+    a win unit on one sample (WIN_WEIGHT in the value) makes se about WIN_WEIGHT / 8 and the
+    expected loss far above 0.25: 39 keeps that option too."""
+    d = [2, -1, 2, -1, 2, -1, 2, -1] * 8
+    rows = [[10 + x, 10] for x in d]
+    seen, pick = _sift(rows, 39, final=True)
+    assert pick == 0 and seen[7].tolist() == [1, 0] and seen[6].tolist() == [1, 1]
+    for k in (36, 10):
+        seen, pick = _sift(rows, k, final=True)
+        assert pick == 0 and seen[-1].tolist() == [1, 1]
+    rows_win = [[10 + fb.WIN_WEIGHT, 10]] + rows[1:]
+    seen, pick = _sift(rows_win, 39, final=True)
+    assert pick == 0 and seen[7].tolist() == [1, 1]
+
+
 # ---- forecasts-bid: the game-winning card of tests/test_forecasts_bid_mc.py ------------------
 def test_sift_takes_the_card_that_wins_the_game():
     """AD wins the game, 2C loses it, on every sample (the last round): the default drops 2C at
@@ -118,15 +136,14 @@ def test_sift_takes_the_card_that_wins_the_game():
         assert card == c["AD"] and s2[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 2 * 8
 
 
-def test_schedule_36_plays_one_of_two_alike_cards_without_search():
+def test_schedules_36_and_39_play_one_of_two_alike_cards_without_search():
     """tests/test_halve.py's position (Hearts led, seat 0 void in Hearts) with seat 0 holding 8C
-    and 9C: adjacent, so they win the same tricks. Schedule 36 (10's drop rule, distinct cards)
-    plays 8C with no rollout; schedule 10 samples both for the whole budget (they score the same
+    and 9C: adjacent, so they win the same tricks. Schedules 36 and 39 (distinct cards) play 8C with no rollout; schedule 10 samples both for the whole budget (they score the same
     on every sample, so se = 0 and neither the z test nor the expected-loss drop ends it)."""
     from kernels.cards import parse_card
     from tests.test_forecasts_bid_mc import search_card, winning_card_position
     from tests.test_halve import _cards
-    for k in (36, 10):
+    for k in (36, 39, 10):
         st, _ = winning_card_position(16, rounds_left=2)
         for old, new in (("AD", "8C"), ("2C", "9C")):     # swap: the old cards go where the new were
             o, n = parse_card(old), parse_card(new)
@@ -138,7 +155,7 @@ def test_schedule_36_plays_one_of_two_alike_cards_without_search():
         st[fb.S_HAND + 0] = _cards("8C", "9C")
         pick, st, _ = search_card(st, 1, fb.SEARCH_SIFT + k)
         assert pick == parse_card("8C")
-        assert st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == (0 if k == 36 else 2 * 16)
+        assert st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == (0 if k in (36, 39) else 2 * 16)
 
 
 # ---- reproducible, labelled, validated ---------------------------------------------------------
