@@ -85,8 +85,10 @@ def test_expected_loss_matches_a_numerical_integral():
     assert abs(race.expected_loss(0.0, 1.0) - 1 / math.sqrt(2 * math.pi)) < 1e-15
 
 
-def test_expected_loss_drops_only_with_enough_differing_samples():
-    """Schedule 10 (EOC 0.25, at least 8 differing samples): at sample 8 the leader is ahead by
+@pytest.mark.parametrize("k", [10, 36])
+def test_expected_loss_drops_only_with_enough_differing_samples(k):
+    """Schedule 10 (EOC 0.25, at least 8 differing samples; 36 is 10 with distinct cards, the same
+    drop rule): at sample 8 the leader is ahead by
     0.5 on average with differences +2 / -1 (t = 0.88: no z drop) and an expected loss of 0.059
     (computed by hand: 0.567 x (phi(0.88) - 0.88 x (1 - Phi(0.88))) < 0.25: dropped; with one
     of the -1 samples a 0 instead (7 differing samples) it is kept."""
@@ -94,11 +96,29 @@ def test_expected_loss_drops_only_with_enough_differing_samples():
     mean = 0.5
     se = math.sqrt((sum(x * x for x in d) / 8 - mean * mean) * 8 / 7 / 8)
     assert abs(race.expected_loss(mean, se) - 0.059) < 0.001
-    seen, pick = _sift([[10 + x, 10] for x in d], 10)
+    seen, pick = _sift([[10 + x, 10] for x in d], k)
     assert pick == 0 and seen[-1].tolist() == [1, 0]
     d7 = [2, -1, 2, -1, 2, -1, 2, 0]
-    seen, _ = _sift([[10 + x, 10] for x in d7], 10)
+    seen, _ = _sift([[10 + x, 10] for x in d7], k)
     assert seen[-1].tolist() == [1, 1]
+
+
+def test_schedule_39_drops_in_a_round_that_can_end_the_game_too():
+    """The sample values of the test above in a round that can end the game: schedule 39 (36's
+    rules in every round) drops the worse option at sample 8 by its expected loss, 36 (and 10)
+    keep it for the whole budget there, since the differences are not the same on every sample;
+    a win unit on one sample (WIN_WEIGHT in the value) makes se about WIN_WEIGHT / 8 and the
+    expected loss far above 0.25: 39 keeps that option too."""
+    d = [2, -1, 2, -1, 2, -1, 2, -1] * 8
+    rows = [[10 + x, 10] for x in d]
+    seen, pick = _sift(rows, 39, final=True)
+    assert pick == 0 and seen[7].tolist() == [1, 0] and seen[6].tolist() == [1, 1]
+    for k in (36, 10):
+        seen, pick = _sift(rows, k, final=True)
+        assert pick == 0 and seen[-1].tolist() == [1, 1]
+    rows_win = [[10 + fb.WIN_WEIGHT, 10]] + rows[1:]
+    seen, pick = _sift(rows_win, 39, final=True)
+    assert pick == 0 and seen[7].tolist() == [1, 1]
 
 
 # ---- forecasts-bid: the game-winning card of tests/test_forecasts_bid_mc.py ------------------
@@ -114,6 +134,28 @@ def test_sift_takes_the_card_that_wins_the_game():
         assert c2[4 + 2 + MC_SEAT] == 64 * race.STRIDE
         card, s2, _ = search_card(st, seed, fb.SEARCH_SIFT + 1)
         assert card == c["AD"] and s2[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 2 * 8
+
+
+def test_schedules_36_and_39_play_one_of_two_alike_cards_without_search():
+    """tests/test_halve.py's position (Hearts led, seat 0 void in Hearts) with seat 0 holding 8C
+    and 9C: adjacent, so they win the same tricks. Schedules 36 and 39 (distinct cards) play 8C with no rollout; schedule 10 samples both for the whole budget (they score the same
+    on every sample, so se = 0 and neither the z test nor the expected-loss drop ends it)."""
+    from kernels.cards import parse_card
+    from tests.test_forecasts_bid_mc import search_card, winning_card_position
+    from tests.test_halve import _cards
+    for k in (36, 39, 10):
+        st, _ = winning_card_position(16, rounds_left=2)
+        for old, new in (("AD", "8C"), ("2C", "9C")):     # swap: the old cards go where the new were
+            o, n = parse_card(old), parse_card(new)
+            if (int(st[fb.S_WON_PILE]) >> n) & 1:
+                st[fb.S_WON_PILE] = (int(st[fb.S_WON_PILE]) & ~(1 << n)) | (1 << o)
+            else:
+                i = [int(x) for x in st[fb.S_DRAW_DECK:fb.S_DRAW_DECK + 12]].index(n)
+                st[fb.S_DRAW_DECK + i] = o
+        st[fb.S_HAND + 0] = _cards("8C", "9C")
+        pick, st, _ = search_card(st, 1, fb.SEARCH_SIFT + k)
+        assert pick == parse_card("8C")
+        assert st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == (0 if k in (36, 39) else 2 * 16)
 
 
 # ---- reproducible, labelled, validated ---------------------------------------------------------
