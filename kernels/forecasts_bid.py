@@ -162,6 +162,10 @@ MAX_SEATS = 4
 HAND_SIZE = (0, 0, 10, 13, 10)          # by human player count (2 = the Rival Station)
 ROUNDS = (0, 0, 5, 4, 5)
 DRAW_DECK_SIZE = (0, 0, 12, 13, 12)
+# deal() deals 3 and 4 players with these sizes as constants (deal_fixed): hands and Draw Deck take
+# all 52 cards
+assert HAND_SIZE[4] == 10 and HAND_SIZE[3] == 13
+assert all(p * HAND_SIZE[p] + DRAW_DECK_SIZE[p] == 52 for p in (3, 4))
 MAX_DRAW_DECK = 13
 SPEND_MAX = 3
 REP_CAP = 60
@@ -525,35 +529,98 @@ def apply_invest(st, s):
 
 
 # ---- Phase 2: The Deal ----------------------------------------------------------------------
+@jit(inline='always')
+def shuffle_step(st, i):
+    """Step ``i`` of the deal's Fisher-Yates (for i = 51 .. 0): swap deck[i] with deck[j], j the
+    draw of step i (S_DRAWS + 51 - i, 0 <= j <= i); returns deck[i], which no later step moves (each
+    later step swaps positions below i), so it is the card at position i of the shuffled deck."""
+    j = ix(st[ix(S_DRAWS + N_CARDS - 1 - i)])
+    t = st[ix(S_DECK + i)]
+    c = st[S_DECK + j]
+    st[S_DECK + j] = t
+    st[ix(S_DECK + i)] = c
+    return c
+
+
+@jit(inline='always')
+def deal_fixed(st, S, h):
+    """The shuffle and the dealing of a game without the Rival (3 or 4 players: hands, then the
+    Draw Deck, take all 52 cards), ``S`` and ``h`` constants at the call: positions S * h .. 51
+    are the Draw Deck (top first), position i < S * h goes to the seat (dealer + 1 + i) mod S.
+    Each card goes where it belongs as its shuffle step fixes it (shuffle_step), from the top
+    down: no second pass over the deck, the hands gathered in registers (``m0 .. m3``, by the
+    position's place from the dealer's left, a constant once S is)."""
+    nh = S * h
+    for i in range(N_CARDS - 1, nh - 1, -1):
+        st[ix(S_DRAW_DECK + i - nh)] = shuffle_step(st, i)
+    m0 = np.int64(0)
+    m1 = np.int64(0)
+    m2 = np.int64(0)
+    m3 = np.int64(0)
+    for q in range(h - 1, -1, -1):
+        i = q * S
+        if S == 4:
+            m3 |= ONE << shuffle_step(st, i + 3)
+        m2 |= ONE << shuffle_step(st, i + 2)
+        m1 |= ONE << shuffle_step(st, i + 1)
+        m0 |= ONE << shuffle_step(st, i)     # step 0: the no-op swap of position 0 (its draw is 0)
+    s = next_seat(st, st[S_DEALER])
+    st[ix(S_HAND + s)] = m0
+    s = next_seat(st, s)
+    st[ix(S_HAND + s)] = m1
+    s = next_seat(st, s)
+    st[ix(S_HAND + s)] = m2
+    if S == 4:
+        s = next_seat(st, s)
+        st[ix(S_HAND + s)] = m3
+    st[S_DECK_END] = N_CARDS - nh
+    st[S_SET_ASIDE] = 0
+
+
 @jit
 def deal(st, keys, ctrs, slot):
     """Shuffle the 52 cards; deal one at a time clockwise from the dealer's left; the next cards
     form the Draw Deck (top first); any rest is set aside (the Rival Station's 10).
 
     The shuffle is rng.shuffle's (for i = 51 .. 1 swap deck[i], deck[below(i + 1)]) with its 51
-    draws taken first: they do not depend on the deck, so they are computed side by side."""
+    draws taken first: they do not depend on the deck, so they are computed side by side (a 52nd,
+    for i = 0, below(1) = 0 whatever the bits, completes the vector loop: not counted, ctrs
+    advances by 51). Without the Rival (3 or 4 players) each card is dealt as the shuffle fixes
+    it (deal_fixed, compiled for each player count); the Rival Station deals from the shuffled
+    deck."""
     key = keys[slot]
     c0 = ctrs[slot]
-    for d in range(N_CARDS - 1):
+    for d in range(N_CARDS):
         r = rng.bits(key, c0 + d) >> _S32
         st[S_DRAWS + d] = np.int64((r * np.uint64(N_CARDS - d)) >> _S32)
     ctrs[slot] = c0 + N_CARDS - 1
-    deck = st[S_DECK:S_DECK + N_CARDS]
     for i in range(N_CARDS):
-        deck[i] = i
+        st[S_DECK + i] = i
+    S = st[S_SEATS]
+    for s in range(S):
+        st[S_WON + s] = 0
+        st[S_BID + s] = -1
+        st[S_PLAYED + s] = -1
+    st[S_DECK_TOP] = 0
+    st[S_MARKET] = 0
+    st[S_SCRAP] = 0
+    st[S_WON_PILE] = 0
+    st[S_RIVAL_TOP] = 0
+    st[S_RIVAL_END] = 0
+    if st[S_RIVAL] < 0 and S == 4:
+        deal_fixed(st, 4, 10)       # HAND_SIZE[4]: 40 cards dealt, a Draw Deck of 12
+        return
+    if st[S_RIVAL] < 0 and S == 3:
+        deal_fixed(st, 3, 13)       # HAND_SIZE[3]: 39 cards dealt, a Draw Deck of 13
+        return
+    deck = st[S_DECK:S_DECK + N_CARDS]
     for d in range(N_CARDS - 1):
         i = N_CARDS - 1 - d
         j = ix(st[S_DRAWS + d])     # 0 <= j <= i: unsigned, no wraparound (ix)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
-    S = st[S_SEATS]
     h = st[S_HAND_SIZE]
-    for s in range(S):
-        st[S_HAND + s] = 0
-        st[S_WON + s] = 0
-        st[S_BID + s] = -1
-        st[S_PLAYED + s] = -1
     s = next_seat(st, st[S_DEALER])
     for o in range(S):            # card i to seat (dealer + 1 + i) mod S: cards o, o + S, ...
         m = np.int64(0)
@@ -567,17 +634,11 @@ def deal(st, keys, ctrs, slot):
     n_draw = DRAW_DECK_SIZE[st[S_PLAYERS]]
     for j in range(n_draw):
         st[S_DRAW_DECK + j] = deck[ix(S * h + j)]
-    st[S_DECK_TOP] = 0
     st[S_DECK_END] = n_draw
     aside = np.int64(0)
     for i in range(S * h + n_draw, N_CARDS):
         aside |= ONE << deck[ix(i)]
     st[S_SET_ASIDE] = aside
-    st[S_MARKET] = 0
-    st[S_SCRAP] = 0
-    st[S_WON_PILE] = 0
-    st[S_RIVAL_TOP] = 0
-    st[S_RIVAL_END] = 0
 
 
 @jit
