@@ -1425,13 +1425,13 @@ TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) fo
 
 
 @jit(inline='always')
-def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search):
+def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search, plain):
     """The card non-Rival seat s plays from ``legal`` (the trick in progress: ``led``, its
     holder ``best_seat``; -1 before the lead): the heuristic (a bit of ``heur`` per heuristic
     seat), mc with search, else a random card: rng.below(keys, ctrs, s, n) from the prefetched
     draw (S_NEXT) when n >= 2, without a branch: with n = 1 the index is 0 and the counter stays
-    (the same next draw)."""
-    if (heur >> s) & 1:
+    (the same next draw). ``plain`` (a constant): every seat is random, nothing asked."""
+    if not plain and (heur >> s) & 1:
         st[S_LED_SUIT] = led
         st[S_BEST_SEAT] = best_seat
         return heuristic_card(st, s, legal)
@@ -1448,13 +1448,15 @@ def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search):
 
 
 @jit(inline='always')
-def trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last):
+def trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last, plain):
     """Seat ``s``'s card, the ``j``-th of the trick in progress (``led`` -1 and ``follow`` 0 for
     the lead; else the led suit and its cards; ``best_seat`` holds the trick): the Rival flips,
     on the round's last trick (``last``) the one card left is played, any other seat chooses
     among its legal cards (trick_choice); the card leaves the hand (noted for the search) and is
-    returned. Inlined at the lead and in the followers' loop of play_trick."""
-    if s == rival:
+    returned. Inlined at the lead and in the followers' loop of play_trick. ``plain`` (a
+    constant, play_trick's): no Rival, every seat random, and S_PLAYED written only on the last
+    trick (nothing reads it before: no heuristic, no search, no events)."""
+    if not plain and s == rival:
         st[S_LED_SUIT] = led
         c = rival_play(st, s)
         st[S_HAND + s] &= ~(ONE << c)
@@ -1464,16 +1466,17 @@ def trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search
             c = lowest_bit(hand)
         else:
             c = trick_choice(st, keys, ctrs, s, follow_or_any(hand, follow), heur, led,
-                             best_seat, search)
+                             best_seat, search, plain)
         st[ix(S_HAND + s)] = hand & ~(ONE << c)
         if search is not None:
             note_play(st, s, c, j, led)
-    st[ix(S_PLAYED + s)] = c
+    if not plain or last:
+        st[ix(S_PLAYED + s)] = c
     return c
 
 
 @jit(inline='always')
-def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last):
+def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last, plain):
     """Trick ``t``, led by ``leader``: one card per seat clockwise, the winner collects it
     (collect_trick) and is returned. ``last`` (a constant; only in the build without search):
     the round's last trick, where every hand holds one card, so no seat is asked: the heuristic
@@ -1481,13 +1484,16 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
     (rng.below with n = 1, the protocol), so its next draw stays as it is. The lead is played
     apart from the followers (no "first card?" test per card); the trick's events are recorded
     once it is complete (every field they read is as it was at its card: S_PLAYED, and the Rival's
-    flip, S_FLIP_FIRST/SECOND, which only its own card writes)."""
+    flip, S_FLIP_FIRST/SECOND, which only its own card writes). ``plain`` (a constant; only
+    without search): no Rival, no heuristic seat, no events; the trick's fields (S_LEADER,
+    S_LED_SUIT, S_BEST_SEAT, S_PLAYED), which nothing reads between the tricks then, are written
+    on the round's last trick only, so the phase ends with the same state."""
     if search is not None:
         start_trick(st, leader)
-    else:
+    elif not plain or last:
         st[S_LEADER] = leader
     s = leader
-    c = trick_card(st, keys, ctrs, s, 0, -1, -1, 0, rival, heur, search, last)
+    c = trick_card(st, keys, ctrs, s, 0, -1, -1, 0, rival, heur, search, last, plain)
     pile = ONE << c             # the trick's cards
     led = np.int64(ix(c) // np.uint64(N_RANKS))
     follow = SUIT_MASK[ix(led)]  # the led suit's cards
@@ -1498,15 +1504,17 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
         s += 1
         if s == S:
             s = 0
-        c = trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last)
+        c = trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last,
+                       plain)
         pile |= ONE << c
         x = TRICK_STRENGTH[ix(row + c)]
         if x > best_str:
             best_str = x
             best_seat = s
-    st[S_LED_SUIT] = led
-    st[S_BEST_SEAT] = best_seat
-    if ev.shape[0] > 0:
+    if not plain or last:
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
+    if not plain and ev.shape[0] > 0:
         s = leader
         for j in range(S):
             c = st[S_PLAYED + s]
@@ -1521,7 +1529,7 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
             if s == S:
                 s = 0
     w = collect_trick(st, best_seat, pile)
-    if ev.shape[0] > 0:
+    if not plain and ev.shape[0] > 0:
         record_event(ev, ev_n, E_TRICK, w, st[S_ROUND], t, st[S_PLAYED + w], st[S_WON + w])
     return w
 
@@ -1555,14 +1563,22 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
         st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
         if st[S_POLICY + s] == P_HEURISTIC:
             heur |= 1 << s
-    if search is None:
+    if search is None and heur == 0 and rival < 0 and ev.shape[0] == 0:
+        # every seat random, no Rival, nothing recorded (play_trick's ``plain``)
         for t in range(t0, H - 1):
-            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False)
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, -1, 0, False, True)
         if t0 < H:
-            play_trick(st, keys, ctrs, ev, ev_n, search, H - 1, leader, S, rival, heur, True)
+            play_trick(st, keys, ctrs, ev, ev_n, search, H - 1, leader, S, -1, 0, True, True)
+    elif search is None:
+        for t in range(t0, H - 1):
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False,
+                                False)
+        if t0 < H:
+            play_trick(st, keys, ctrs, ev, ev_n, search, H - 1, leader, S, rival, heur, True, False)
     else:
         for t in range(t0, H):
-            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False)
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False,
+                                False)
     if t0 < H:
         st[S_DECISIONS] += (H - t0) * (S - 1 if rival >= 0 else S)
 
