@@ -11,6 +11,9 @@ load. The kernel is warmed first in a plain run (so nothing is compiled under va
     python3 benchmarks/instr_per_game.py forecasts-bid:4:heuristic forecasts-cubes:4:random anchor
     python3 benchmarks/instr_per_game.py --big 4000 --small 1000 forecasts-bid:4:random
 
+With ``--run`` a game is what ``simcli run`` does with it: ``runner.chunk_tally`` (play the chunk,
+then fold its rows into the accumulators: kernels/tally.py and the arc fold), not play alone.
+
 ``anchor`` counts the shared hand-tuned kernel (``anchor_rate.py``'s ``run_serial``, 16 chunks).
 With ``--digest`` the child also prints a digest of the result rows (sha256 of ``out``), so a
 kernel change can be checked for identical tables on the same seed. The count is deterministic
@@ -39,10 +42,11 @@ def anchor_dir() -> Path:
     sys.exit("anchor not found (../shared/anchors)")
 
 
-def player(spec: str, most: int):
+def player(spec: str, most: int, run: bool = False):
     """(play, digest): ``play(games)`` plays games 0 .. games - 1 of ``spec`` (warmed up, into a
-    buffer made once, as the runner reuses its chunk buffer); ``digest()`` is a text digest of the
-    last play's results (computed apart, so its cost is not counted)."""
+    buffer made once, as the runner reuses its chunk buffer; with ``run`` also folded, as
+    ``runner.chunk_tally``); ``digest()`` is a text digest of the last play's results (computed
+    apart, so its cost is not counted)."""
     import numpy as np
     last = {}
     if spec == "anchor":
@@ -67,18 +71,27 @@ def player(spec: str, most: int):
                        dtype=np.int64)
 
         def play(games):
-            last["r"] = runner.play_chunk(job, SEED, 0, games, buf)
+            if run:
+                ct = runner.chunk_tally(job, SEED, 0, games, False, buf)
+                last["r"] = buf[:games]
+                last["acc"] = ct.acc
+            else:
+                last["r"] = runner.play_chunk(job, SEED, 0, games, buf)
 
         def digest():
-            return hashlib.sha256(np.ascontiguousarray(last["r"]).tobytes()).hexdigest()
+            h = hashlib.sha256(np.ascontiguousarray(last["r"]).tobytes())
+            if run:
+                for name, a in sorted(last["acc"].arrays().items()):
+                    h.update(name.encode() + np.ascontiguousarray(a).tobytes())
+            return h.hexdigest()
     play(16)
     return play, digest
 
 
-def serve(spec: str, most: int) -> None:
+def serve(spec: str, most: int, run: bool = False) -> None:
     """Under valgrind (instrumentation off): play the games each stdin line asks for; a line
     ``digest`` answers the last play's digest."""
-    play, digest = player(spec, most)
+    play, digest = player(spec, most, run)
     print("ready", flush=True)
     for line in sys.stdin:
         if not line.strip():
@@ -90,21 +103,21 @@ def serve(spec: str, most: int) -> None:
             print("done", flush=True)
 
 
-def child(spec: str, games: int, digest: bool) -> None:
-    play, dig = player(spec, games)
+def child(spec: str, games: int, digest: bool, run: bool = False) -> None:
+    play, dig = player(spec, games, run)
     play(games)
     if digest:
         print("digest", dig())
 
 
-def callgrind_ir(spec: str, sizes: list[int]) -> list[int]:
+def callgrind_ir(spec: str, sizes: list[int], run: bool = False) -> list[int]:
     """Instructions of each of the given runs, counted by callgrind in one process: the child
     starts with instrumentation off (start-up at valgrind's plain speed), is switched on once
     the kernel is warm, and the counters are dumped after each run."""
     with tempfile.TemporaryDirectory() as d:
         out = f"{d}/cg.out"
         cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-               sys.executable, __file__, "--serve", spec, str(max(sizes))]
+               sys.executable, __file__, "--serve", spec, str(max(sizes))] + (["--run"] if run else [])
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(ROOT)))
         assert proc.stdout.readline().strip() == "ready"
@@ -144,20 +157,22 @@ def main(argv=None) -> None:
     p.add_argument("--child", nargs=2, metavar=("SPEC", "GAMES"), help=argparse.SUPPRESS)
     p.add_argument("--serve", nargs=2, metavar=("SPEC", "MOST"), help=argparse.SUPPRESS)
     p.add_argument("--digest", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--run", action="store_true",
+                   help="count runner.chunk_tally (play and fold, as simcli run), not play alone")
     a = p.parse_args(argv)
     if a.child:
-        child(a.child[0], int(a.child[1]), a.digest)
+        child(a.child[0], int(a.child[1]), a.digest, a.run)
         return
     if a.serve:
-        serve(a.serve[0], int(a.serve[1]))
+        serve(a.serve[0], int(a.serve[1]), a.run)
         return
     for spec in a.specs:
         # warm the Numba cache outside valgrind (compiles on a first run)
-        subprocess.run([sys.executable, __file__, "--child", spec, "16"], check=True,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
-        (small, big), (_, dig) = callgrind_ir(spec, [a.small, a.big])
+        subprocess.run([sys.executable, __file__, "--child", spec, "16"] + (["--run"] if a.run else []),
+                       check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        (small, big), (_, dig) = callgrind_ir(spec, [a.small, a.big], a.run)
         per = (big - small) / (a.big - a.small)
-        print(f"{spec}: {per:,.0f} instructions/game  (Ir {big:,} at {a.big} games, "
+        print(f"{spec}{' (run: play + fold)' if a.run else ''}: {per:,.0f} instructions/game  (Ir {big:,} at {a.big} games, "
               f"{small:,} at {a.small}; digest of the {a.big}-game rows {dig[:16]})", flush=True)
 
 if __name__ == "__main__":

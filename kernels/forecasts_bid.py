@@ -162,6 +162,10 @@ MAX_SEATS = 4
 HAND_SIZE = (0, 0, 10, 13, 10)          # by human player count (2 = the Rival Station)
 ROUNDS = (0, 0, 5, 4, 5)
 DRAW_DECK_SIZE = (0, 0, 12, 13, 12)
+# deal() deals 3 and 4 players with these sizes as constants (deal_fixed): hands and Draw Deck take
+# all 52 cards
+assert HAND_SIZE[4] == 10 and HAND_SIZE[3] == 13
+assert all(p * HAND_SIZE[p] + DRAW_DECK_SIZE[p] == 52 for p in (3, 4))
 MAX_DRAW_DECK = 13
 SPEND_MAX = 3
 REP_CAP = 60
@@ -456,8 +460,8 @@ def init_game(st, players, market_on):
     for i in range(S_HAND):
         st[i] = -1
     for s in range(MAX_SEATS):
-        st[S_BID + s] = -1
-        st[S_PLAYED + s] = -1
+        st[ix(S_BID + s)] = -1
+        st[ix(S_PLAYED + s)] = -1
     for i in range(S_DRAW_DECK, S_COUNT):       # the Draw Deck, the Rival Deck, the deck
         st[i] = -1
     for i in range(S_DRAWS, S_FORBID):          # the deal's draws, each seat's next draw
@@ -478,11 +482,11 @@ def init_game(st, players, market_on):
     for i in range(N_COUNTERS):
         st[S_COUNT + i] = 0
     for s in range(MAX_SEATS):
-        st[S_POLICY + s] = P_RANDOM
-        st[S_HAND + s] = 0
-        st[S_REP + s] = 0
-        st[S_SPEND + s] = SPEND_MAX
-        st[S_WON + s] = 0
+        st[ix(S_POLICY + s)] = P_RANDOM
+        st[ix(S_HAND + s)] = 0
+        st[ix(S_REP + s)] = 0
+        st[ix(S_SPEND + s)] = SPEND_MAX
+        st[ix(S_WON + s)] = 0
     if players == 2:
         st[S_REP + 2] = RIVAL_START_REP
         st[S_POLICY + 2] = P_RIVAL
@@ -497,8 +501,8 @@ def init_game(st, players, market_on):
         st[S_RACE + i] = 0
         st[S_MCOBJ + i] = 0
     for s in range(MAX_SEATS):
-        st[S_FORBID + s] = 0
-        st[S_WATCH + s] = 0
+        st[ix(S_FORBID + s)] = 0
+        st[ix(S_WATCH + s)] = 0
     fill_knob_defaults(st, S_KNOB, KNOB_DEFAULTS, MAX_SEATS, NK)
 
 
@@ -507,59 +511,122 @@ def reset_tracking(st):
     """A new deal: nothing shown void, no bought card held, no Market in a Rival Deck."""
     st[S_MKT_BUILT] = 0
     for s in range(MAX_SEATS):
-        st[S_VOID + s] = 0
-        st[S_KNOWN + s] = 0
+        st[ix(S_VOID + s)] = 0
+        st[ix(S_KNOWN + s)] = 0
 
 
 # ---- Phase 1: Investment --------------------------------------------------------------------
 @jit
 def legal_invest(st, s):
     """At least 1 Reputation and Market Spend below 3 (the Rival never invests)."""
-    return (not is_rival(st, s)) and st[S_REP + s] >= INVEST_COST and st[S_SPEND + s] < SPEND_MAX
+    return (not is_rival(st, s)) and st[ix(S_REP + s)] >= INVEST_COST and st[ix(S_SPEND + s)] < SPEND_MAX
 
 
 @jit
 def apply_invest(st, s):
-    st[S_REP + s] -= INVEST_COST
-    st[S_SPEND + s] = SPEND_MAX
+    st[ix(S_REP + s)] -= INVEST_COST
+    st[ix(S_SPEND + s)] = SPEND_MAX
 
 
 # ---- Phase 2: The Deal ----------------------------------------------------------------------
+@jit(inline='always')
+def shuffle_step(st, i):
+    """Step ``i`` of the deal's Fisher-Yates (for i = 51 .. 0): swap deck[i] with deck[j], j the
+    draw of step i (S_DRAWS + 51 - i, 0 <= j <= i); returns deck[i], which no later step moves (each
+    later step swaps positions below i), so it is the card at position i of the shuffled deck."""
+    j = ix(st[ix(S_DRAWS + N_CARDS - 1 - i)])
+    t = st[ix(S_DECK + i)]
+    c = st[S_DECK + j]
+    st[S_DECK + j] = t
+    st[ix(S_DECK + i)] = c
+    return c
+
+
+@jit(inline='always')
+def deal_fixed(st, S, h):
+    """The shuffle and the dealing of a game without the Rival (3 or 4 players: hands, then the
+    Draw Deck, take all 52 cards), ``S`` and ``h`` constants at the call: positions S * h .. 51
+    are the Draw Deck (top first), position i < S * h goes to the seat (dealer + 1 + i) mod S.
+    Each card goes where it belongs as its shuffle step fixes it (shuffle_step), from the top
+    down: no second pass over the deck, the hands gathered in registers (``m0 .. m3``, by the
+    position's place from the dealer's left, a constant once S is)."""
+    nh = S * h
+    for i in range(N_CARDS - 1, nh - 1, -1):
+        st[ix(S_DRAW_DECK + i - nh)] = shuffle_step(st, i)
+    m0 = np.int64(0)
+    m1 = np.int64(0)
+    m2 = np.int64(0)
+    m3 = np.int64(0)
+    for q in range(h - 1, -1, -1):
+        i = q * S
+        if S == 4:
+            m3 |= ONE << shuffle_step(st, i + 3)
+        m2 |= ONE << shuffle_step(st, i + 2)
+        m1 |= ONE << shuffle_step(st, i + 1)
+        m0 |= ONE << shuffle_step(st, i)     # step 0: the no-op swap of position 0 (its draw is 0)
+    s = next_seat(st, st[S_DEALER])
+    st[ix(S_HAND + s)] = m0
+    s = next_seat(st, s)
+    st[ix(S_HAND + s)] = m1
+    s = next_seat(st, s)
+    st[ix(S_HAND + s)] = m2
+    if S == 4:
+        s = next_seat(st, s)
+        st[ix(S_HAND + s)] = m3
+    st[S_DECK_END] = N_CARDS - nh
+    st[S_SET_ASIDE] = 0
+
+
 @jit
 def deal(st, keys, ctrs, slot):
     """Shuffle the 52 cards; deal one at a time clockwise from the dealer's left; the next cards
     form the Draw Deck (top first); any rest is set aside (the Rival Station's 10).
 
     The shuffle is rng.shuffle's (for i = 51 .. 1 swap deck[i], deck[below(i + 1)]) with its 51
-    draws taken first: they do not depend on the deck, so they are computed side by side."""
+    draws taken first: they do not depend on the deck, so they are computed side by side (a 52nd,
+    for i = 0, below(1) = 0 whatever the bits, completes the vector loop: not counted, ctrs
+    advances by 51). Without the Rival (3 or 4 players) each card is dealt as the shuffle fixes
+    it (deal_fixed, compiled for each player count); the Rival Station deals from the shuffled
+    deck."""
     key = keys[slot]
     c0 = ctrs[slot]
-    for d in range(N_CARDS - 1):
+    for d in range(N_CARDS):
         r = rng.bits(key, c0 + d) >> _S32
         st[S_DRAWS + d] = np.int64((r * np.uint64(N_CARDS - d)) >> _S32)
     ctrs[slot] = c0 + N_CARDS - 1
-    deck = st[S_DECK:S_DECK + N_CARDS]
     for i in range(N_CARDS):
-        deck[i] = i
+        st[S_DECK + i] = i
+    S = st[S_SEATS]
+    for s in range(S):
+        st[ix(S_WON + s)] = 0
+        st[ix(S_BID + s)] = -1
+        st[ix(S_PLAYED + s)] = -1
+    st[S_DECK_TOP] = 0
+    st[S_MARKET] = 0
+    st[S_SCRAP] = 0
+    st[S_WON_PILE] = 0
+    st[S_RIVAL_TOP] = 0
+    st[S_RIVAL_END] = 0
+    if st[S_RIVAL] < 0 and S == 4:
+        deal_fixed(st, 4, 10)       # HAND_SIZE[4]: 40 cards dealt, a Draw Deck of 12
+        return
+    if st[S_RIVAL] < 0 and S == 3:
+        deal_fixed(st, 3, 13)       # HAND_SIZE[3]: 39 cards dealt, a Draw Deck of 13
+        return
+    deck = st[S_DECK:S_DECK + N_CARDS]
     for d in range(N_CARDS - 1):
         i = N_CARDS - 1 - d
         j = ix(st[S_DRAWS + d])     # 0 <= j <= i: unsigned, no wraparound (ix)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
-    S = st[S_SEATS]
     h = st[S_HAND_SIZE]
-    for s in range(S):
-        st[S_HAND + s] = 0
-        st[S_WON + s] = 0
-        st[S_BID + s] = -1
-        st[S_PLAYED + s] = -1
     s = next_seat(st, st[S_DEALER])
     for o in range(S):            # card i to seat (dealer + 1 + i) mod S: cards o, o + S, ...
         m = np.int64(0)
         for q in range(h):
             m |= ONE << deck[ix(o + q * S)]
-        st[S_HAND + s] = m
+        st[ix(S_HAND + s)] = m
         if is_rival(st, s):
             for q in range(h):
                 st[S_RIVAL_DECK + q] = deck[ix(o + q * S)]    # the Rival's hand, in the order dealt
@@ -567,17 +634,11 @@ def deal(st, keys, ctrs, slot):
     n_draw = DRAW_DECK_SIZE[st[S_PLAYERS]]
     for j in range(n_draw):
         st[S_DRAW_DECK + j] = deck[ix(S * h + j)]
-    st[S_DECK_TOP] = 0
     st[S_DECK_END] = n_draw
     aside = np.int64(0)
     for i in range(S * h + n_draw, N_CARDS):
         aside |= ONE << deck[ix(i)]
     st[S_SET_ASIDE] = aside
-    st[S_MARKET] = 0
-    st[S_SCRAP] = 0
-    st[S_WON_PILE] = 0
-    st[S_RIVAL_TOP] = 0
-    st[S_RIVAL_END] = 0
 
 
 @jit
@@ -597,7 +658,7 @@ def max_bid(st):
 
 @jit
 def apply_bid(st, s, b):
-    st[S_BID + s] = b
+    st[ix(S_BID + s)] = b
 
 
 # ---- Phase 4: The Market --------------------------------------------------------------------
@@ -613,7 +674,7 @@ def legal_market(st, s):
     m = ONE << A_PASS
     if is_rival(st, s):
         return m
-    if st[S_SPEND + s] >= 1:
+    if st[ix(S_SPEND + s)] >= 1:
         if draw_deck_size(st) > 0:
             m |= ONE << A_DRAW
         if st[S_MARKET] != 0:
@@ -633,7 +694,7 @@ def k_max(st, s, action):
     """The largest k of seat s's Draw k / Buy k that takes k cards: min(Market Spend, cards
     available). A larger k takes the same cards: the same action, not offered again."""
     n = cards_available(st, action)
-    spend = st[S_SPEND + s]
+    spend = st[ix(S_SPEND + s)]
     return spend if spend < n else n
 
 
@@ -650,8 +711,8 @@ def apply_draw(st, s):
     c = st[S_DRAW_DECK + st[S_DECK_TOP]]
     st[S_DRAW_DECK + st[S_DECK_TOP]] = -1
     st[S_DECK_TOP] += 1
-    st[S_HAND + s] |= ONE << c
-    st[S_SPEND + s] -= 1
+    st[ix(S_HAND + s)] |= ONE << c
+    st[ix(S_SPEND + s)] -= 1
     return c
 
 
@@ -659,14 +720,14 @@ def apply_draw(st, s):
 def apply_buy(st, s, c):
     """Buy k: take one face-up card c from the Market, paying 1 Market Spend."""
     st[S_MARKET] &= ~(ONE << c)
-    st[S_HAND + s] |= ONE << c
-    st[S_SPEND + s] -= 1
+    st[ix(S_HAND + s)] |= ONE << c
+    st[ix(S_SPEND + s)] -= 1
 
 
 @jit
 def apply_discard(st, s, c):
     """After taking, discard the same number of cards from hand face up into the Market."""
-    st[S_HAND + s] &= ~(ONE << c)
+    st[ix(S_HAND + s)] &= ~(ONE << c)
     st[S_MARKET] |= ONE << c
 
 
@@ -733,8 +794,8 @@ def rival_choose(first, second, led_suit):
 @jit
 def apply_play(st, s, c):
     """Put card c (from seat s) into the trick; the first card sets the led suit."""
-    st[S_HAND + s] &= ~(ONE << c)
-    st[S_PLAYED + s] = c
+    st[ix(S_HAND + s)] &= ~(ONE << c)
+    st[ix(S_PLAYED + s)] = c
     if st[S_LED_SUIT] < 0:
         st[S_LED_SUIT] = suit_of(c)
         st[S_BEST_SEAT] = s
@@ -748,7 +809,7 @@ def start_trick(st, leader):
     st[S_LED_SUIT] = -1
     st[S_BEST_SEAT] = -1
     for s in range(st[S_SEATS]):
-        st[S_PLAYED + s] = -1
+        st[ix(S_PLAYED + s)] = -1
 
 
 @jit
@@ -756,7 +817,7 @@ def finish_trick(st):
     """The winner collects the trick and leads the next; returns the winner."""
     pile = np.int64(0)
     for s in range(st[S_SEATS]):
-        pile |= ONE << st[S_PLAYED + s]
+        pile |= ONE << st[ix(S_PLAYED + s)]
     return collect_trick(st, st[S_BEST_SEAT], pile)
 
 
@@ -777,11 +838,11 @@ def leaders(st, among):
     """Mask of the seats in ``among`` with the highest Reputation."""
     best = np.int64(-(1 << 40))
     for s in range(st[S_SEATS]):
-        if (among >> s) & 1 and st[S_REP + s] > best:
-            best = st[S_REP + s]
+        if (among >> s) & 1 and st[ix(S_REP + s)] > best:
+            best = st[ix(S_REP + s)]
     m = 0
     for s in range(st[S_SEATS]):
-        if (among >> s) & 1 and st[S_REP + s] == best:
+        if (among >> s) & 1 and st[ix(S_REP + s)] == best:
             m |= 1 << s
     return m
 
@@ -791,7 +852,7 @@ def rival_beaten(st, humans):
     """Rival Station: does some seat of ``humans`` finish strictly above the Rival?"""
     r = st[S_RIVAL]
     for s in range(st[S_SEATS]):
-        if (humans >> s) & 1 and st[S_REP + s] > st[S_REP + r]:
+        if (humans >> s) & 1 and st[ix(S_REP + s)] > st[S_REP + r]:
             return True
     return False
 
@@ -950,7 +1011,7 @@ def seat_bid(st, s, top):
         for o in range(st[S_SEATS]):
             if o != s and st[S_BID + o] == CLEAR_SKIES:
                 zeros += 1
-    return knob_bid(st[S_HAND + s], top, st, S_KNOB + NK * s, zeros)
+    return knob_bid(st[ix(S_HAND + s)], top, st, S_KNOB + NK * s, zeros)
 
 
 @jit
@@ -958,7 +1019,7 @@ def heuristic_invest(st, s):
     """Invest when Market Spend is at most invest_spend and Reputation at least invest_rep
     (defaults: Spend 1 or 0, Reputation stays positive after paying)."""
     b = S_KNOB + NK * s
-    return st[S_SPEND + s] <= st[b + K_INVEST_SPEND] and st[S_REP + s] >= st[b + K_INVEST_REP]
+    return st[ix(S_SPEND + s)] <= st[b + K_INVEST_SPEND] and st[ix(S_REP + s)] >= st[b + K_INVEST_REP]
 
 
 @jit
@@ -968,7 +1029,7 @@ def heuristic_card(st, s, legal):
     A tuned seat's knobs (defaults: exactly this) add: spoil_slack, want_high, lead_side_aces,
     and forced_win_strongest for a duck that every legal card would win (KNOBS)."""
     b = S_KNOB + NK * s
-    want = st[S_WON + s] < st[S_BID + s]
+    want = st[ix(S_WON + s)] < st[ix(S_BID + s)]
     if st[S_LED_SUIT] < 0:
         if want:
             if st[b + K_LEAD_ACES] and legal & ACE_MASK:
@@ -990,7 +1051,7 @@ def heuristic_card(st, s, legal):
                 h = st[S_BEST_SEAT]
                 left = st[S_HAND_SIZE] - st[S_TRICK] - 1     # tricks after this one
                 if (st[S_WON + h] == st[S_BID + h]
-                        and st[S_BID + s] - st[S_WON + s] <= left - slack):
+                        and st[ix(S_BID + s)] - st[ix(S_WON + s)] <= left - slack):
                     return strongest(losers)
             if st[b + K_WANT_HIGH] and next_seat(st, s) != st[S_LEADER]:
                 return strongest(winners)
@@ -1035,7 +1096,7 @@ def allowed_bids(st, s, H):
     """Seat s's bids as a bit mask: all of 0 .. H cut by its bid restrictions; when they forbid
     every bid the restriction yields (all of them, counted)."""
     full = (ONE << (H + 1)) - 1
-    f = st[S_FORBID + s] & BID_RESTRICTIONS
+    f = st[ix(S_FORBID + s)] & BID_RESTRICTIONS
     if f == 0:
         return full
     m = bids_left(f, H)
@@ -1061,7 +1122,7 @@ def restricted_bid(st, keys, ctrs, s, H):
     """A restricted random or heuristic player's bid among those left (random: one draw over
     them, none when one is left; heuristic: the nearest to its own)."""
     allowed = allowed_bids(st, s, H)
-    if st[S_POLICY + s] == P_HEURISTIC:
+    if st[ix(S_POLICY + s)] == P_HEURISTIC:
         return nearest_bid(allowed, seat_bid(st, s, H), H)
     n = popcount(allowed)
     return nth_bit(allowed, rng.below(keys, ctrs, s, n) if n > 1 else 0)
@@ -1070,14 +1131,14 @@ def restricted_bid(st, keys, ctrs, s, H):
 @jit(inline='always')
 def watch_invest(st, s, yes):
     """Count an Investment that a watched no-invest would forbid."""
-    if yes and (st[S_WATCH + s] >> X_NO_INVEST) & 1:
+    if yes and (st[ix(S_WATCH + s)] >> X_NO_INVEST) & 1:
         st[S_COUNT + C_FORBIDDEN] += 1
 
 
 @jit(inline='always')
 def watch_bid(st, s, b, H):
     """Count a bid that a watched bid restriction would forbid."""
-    w = st[S_WATCH + s] & BID_RESTRICTIONS
+    w = st[ix(S_WATCH + s)] & BID_RESTRICTIONS
     if w != 0 and not (bids_left(w, H) >> b) & 1:
         st[S_COUNT + C_FORBIDDEN] += 1
 
@@ -1085,7 +1146,7 @@ def watch_bid(st, s, b, H):
 @jit(inline='always')
 def watch_action(st, s, action):
     """Count a Market action that a watched Market restriction would forbid."""
-    w = st[S_WATCH + s]
+    w = st[ix(S_WATCH + s)]
     if w != 0 and action != A_PASS and actions_left(w, ONE << action) == 0:
         st[S_COUNT + C_FORBIDDEN] += 1
 
@@ -1116,10 +1177,10 @@ def bid_choice(st, keys, ctrs, s):
 def bid_choice_inline(st, keys, ctrs, s):
     """bid_choice inlined into bid_phase (a call passes each array as 7 words: ~60 instructions
     per bid, measured)."""
-    if st[S_FORBID + s] & BID_RESTRICTIONS:
+    if st[ix(S_FORBID + s)] & BID_RESTRICTIONS:
         st[S_DECISIONS] += 1
         return restricted_bid(st, keys, ctrs, s, max_bid(st))
-    if st[S_POLICY + s] == P_HEURISTIC:
+    if st[ix(S_POLICY + s)] == P_HEURISTIC:
         st[S_DECISIONS] += 1
         return seat_bid(st, s, max_bid(st))
     return pick(st, keys, ctrs, s, max_bid(st) + 1)
@@ -1139,11 +1200,11 @@ def invest_phase(st, keys, ctrs, ev, ev_n, j0, search):
             continue
         st[S_COUNT + C_INVEST_CHANCES] += 1
         st[S_DECISIONS] += 1
-        if (st[S_FORBID + s] >> X_NO_INVEST) & 1:
+        if (st[ix(S_FORBID + s)] >> X_NO_INVEST) & 1:
             yes = np.int64(0)           # one option left: no draw, no search
-        elif search is not None and st[S_POLICY + s] == P_MC:
+        elif search is not None and st[ix(S_POLICY + s)] == P_MC:
             yes = mc_invest(st, keys, ctrs, s, j)
-        elif st[S_POLICY + s] == P_HEURISTIC:
+        elif st[ix(S_POLICY + s)] == P_HEURISTIC:
             yes = np.int64(1) if heuristic_invest(st, s) else np.int64(0)
         else:
             yes = rng.below(keys, ctrs, s, 2)
@@ -1152,7 +1213,7 @@ def invest_phase(st, keys, ctrs, ev, ev_n, j0, search):
             apply_invest(st, s)
             st[S_COUNT + C_INVEST] += 1
         if rec:
-            record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[S_REP + s], st[S_SPEND + s])
+            record_event(ev, ev_n, E_INVEST, s, st[S_ROUND], yes, st[ix(S_REP + s)], st[ix(S_SPEND + s)])
 
 
 @jit(inline='always')
@@ -1170,13 +1231,13 @@ def bid_phase(st, keys, ctrs, ev, ev_n, j0, search):
         if is_rival(st, s):
             b = np.int64(RIVAL_BID)
         else:
-            if search is not None and st[S_POLICY + s] == P_MC:
+            if search is not None and st[ix(S_POLICY + s)] == P_MC:
                 st[S_DECISIONS] += 1
                 b = mc_bid(st, keys, ctrs, s, j)
             else:
                 b = bid_choice_inline(st, keys, ctrs, s)   # counts the decision
             watch_bid(st, s, b, H)
-            st[S_COUNT + C_BID + b] += 1
+            st[ix(S_COUNT + C_BID + b)] += 1
         apply_bid(st, s, b)
         if rec:
             record_event(ev, ev_n, E_BID, s, st[S_ROUND], b)
@@ -1221,14 +1282,14 @@ def market_turn(st, keys, ctrs, s, ev, ev_n):
     always stays). A random seat draws once, uniformly over the distinct actions in the order
     Pass, Draw 1 .. Draw k_max, Buy 1 .. Buy k_max (mc's order)."""
     offered = legal_market(st, s)
-    if st[S_FORBID + s] != 0:
-        offered = actions_left(st[S_FORBID + s], offered)
-    heur = st[S_POLICY + s] == P_HEURISTIC
+    if st[ix(S_FORBID + s)] != 0:
+        offered = actions_left(st[ix(S_FORBID + s)], offered)
+    heur = st[ix(S_POLICY + s)] == P_HEURISTIC
     k = 0
     shed_strong = False     # heuristic: discard its strongest (True) or weakest card
     st[S_DECISIONS] += 1
     if heur:
-        action, shed_strong = heuristic_action(st[S_HAND + s], st[S_MARKET], st[S_BID + s],
+        action, shed_strong = heuristic_action(st[ix(S_HAND + s)], st[S_MARKET], st[ix(S_BID + s)],
                                                offered, st, S_KNOB + NK * s)
         if action != A_PASS:
             k = min(st[S_KNOB + NK * s + K_MARKET_K], k_max(st, s, action))
@@ -1261,7 +1322,7 @@ def market_finish(st, keys, ctrs, s, action, taken, n_taken, n_disc, shed_strong
     discard uniformly (one below(n) each), the heuristic takes the strongest Market card and
     discards its weakest card (the weakest and its strongest when ``shed_strong``), each counted
     as a decision. Returns (cards taken, cards discarded) as masks."""
-    heur = st[S_POLICY + s] == P_HEURISTIC
+    heur = st[ix(S_POLICY + s)] == P_HEURISTIC
     taken_mask = np.int64(0)
     discarded = np.int64(0)
     for i in range(n_taken, taken):
@@ -1278,7 +1339,7 @@ def market_finish(st, keys, ctrs, s, action, taken, n_taken, n_disc, shed_strong
             apply_buy(st, s, c)
         taken_mask |= ONE << c
     for i in range(n_disc, taken):
-        hand = st[S_HAND + s]
+        hand = st[ix(S_HAND + s)]
         st[S_DECISIONS] += 1
         if heur:
             c = strongest(hand) if shed_strong else weakest(hand)
@@ -1303,7 +1364,7 @@ def market_book(st, s, action, k, taken, taken_mask, discarded, ev, ev_n):
         st[S_COUNT + C_BOUGHT] += taken
     if ev.shape[0] > 0:
         record_event(ev, ev_n, E_MARKET, s, st[S_ROUND], action, k, taken_mask, discarded,
-                     st[S_SPEND + s], st[S_MARKET])
+                     st[ix(S_SPEND + s)], st[S_MARKET])
 
 
 @jit(inline='always')
@@ -1319,12 +1380,12 @@ def market_phase(st, keys, ctrs, ev, ev_n, j0, search):
         if is_rival(st, s):
             continue
         before = st[S_MARKET]
-        if search is not None and st[S_POLICY + s] == P_MC:
+        if search is not None and st[ix(S_POLICY + s)] == P_MC:
             mc_market_turn(st, keys, ctrs, s, j, ev, ev_n)
         else:
             market_turn(st, keys, ctrs, s, ev, ev_n)
         if search is not None:    # cards bought (taken face up) and not discarded again: s holds them
-            st[S_KNOWN + s] |= before & ~st[S_MARKET]
+            st[ix(S_KNOWN + s)] |= before & ~st[S_MARKET]
 
 
 @jit
@@ -1340,7 +1401,7 @@ def rival_play(st, s):
         st[S_SCRAP] |= ONE << (second if c == first else first)
     st[S_FLIP_FIRST] = first
     st[S_FLIP_SECOND] = second
-    st[S_HAND + s] |= ONE << c      # momentarily in hand, so apply_play can take it
+    st[ix(S_HAND + s)] |= ONE << c      # momentarily in hand, so apply_play can take it
     return c
 
 
@@ -1350,8 +1411,8 @@ def seat_play(st, keys, ctrs, s):
     deck), counted: the trick phase's choice, for step-by-step play (tests)."""
     if is_rival(st, s):
         return rival_play(st, s)
-    legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
-    if st[S_POLICY + s] == P_HEURISTIC:
+    legal = legal_plays(st[ix(S_HAND + s)], st[S_LED_SUIT])
+    if st[ix(S_POLICY + s)] == P_HEURISTIC:
         st[S_DECISIONS] += 1
         return heuristic_card(st, s, legal)
     return select_card(legal, pick(st, keys, ctrs, s, popcount(legal)))
@@ -1364,17 +1425,17 @@ TRICK_STRENGTH = np.array([trick_strength.py_func(c, led) for led in range(4) fo
 
 
 @jit(inline='always')
-def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search):
+def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search, plain):
     """The card non-Rival seat s plays from ``legal`` (the trick in progress: ``led``, its
     holder ``best_seat``; -1 before the lead): the heuristic (a bit of ``heur`` per heuristic
     seat), mc with search, else a random card: rng.below(keys, ctrs, s, n) from the prefetched
     draw (S_NEXT) when n >= 2, without a branch: with n = 1 the index is 0 and the counter stays
-    (the same next draw)."""
-    if (heur >> s) & 1:
+    (the same next draw). ``plain`` (a constant): every seat is random, nothing asked."""
+    if not plain and (heur >> s) & 1:
         st[S_LED_SUIT] = led
         st[S_BEST_SEAT] = best_seat
         return heuristic_card(st, s, legal)
-    elif search is not None and st[S_POLICY + s] == P_MC:
+    elif search is not None and st[ix(S_POLICY + s)] == P_MC:
         st[S_LED_SUIT] = led
         st[S_BEST_SEAT] = best_seat
         return mc_play(st, keys, ctrs, s)
@@ -1387,32 +1448,35 @@ def trick_choice(st, keys, ctrs, s, legal, heur, led, best_seat, search):
 
 
 @jit(inline='always')
-def trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last):
+def trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last, plain):
     """Seat ``s``'s card, the ``j``-th of the trick in progress (``led`` -1 and ``follow`` 0 for
     the lead; else the led suit and its cards; ``best_seat`` holds the trick): the Rival flips,
     on the round's last trick (``last``) the one card left is played, any other seat chooses
     among its legal cards (trick_choice); the card leaves the hand (noted for the search) and is
-    returned. Inlined at the lead and in the followers' loop of play_trick."""
-    if s == rival:
+    returned. Inlined at the lead and in the followers' loop of play_trick. ``plain`` (a
+    constant, play_trick's): no Rival, every seat random, and S_PLAYED written only on the last
+    trick (nothing reads it before: no heuristic, no search, no events)."""
+    if not plain and s == rival:
         st[S_LED_SUIT] = led
         c = rival_play(st, s)
-        st[S_HAND + s] &= ~(ONE << c)
+        st[ix(S_HAND + s)] &= ~(ONE << c)
     else:
         hand = st[ix(S_HAND + s)]
         if last:
             c = lowest_bit(hand)
         else:
             c = trick_choice(st, keys, ctrs, s, follow_or_any(hand, follow), heur, led,
-                             best_seat, search)
+                             best_seat, search, plain)
         st[ix(S_HAND + s)] = hand & ~(ONE << c)
         if search is not None:
             note_play(st, s, c, j, led)
-    st[ix(S_PLAYED + s)] = c
+    if not plain or last:
+        st[ix(S_PLAYED + s)] = c
     return c
 
 
 @jit(inline='always')
-def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last):
+def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last, plain):
     """Trick ``t``, led by ``leader``: one card per seat clockwise, the winner collects it
     (collect_trick) and is returned. ``last`` (a constant; only in the build without search):
     the round's last trick, where every hand holds one card, so no seat is asked: the heuristic
@@ -1420,13 +1484,16 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
     (rng.below with n = 1, the protocol), so its next draw stays as it is. The lead is played
     apart from the followers (no "first card?" test per card); the trick's events are recorded
     once it is complete (every field they read is as it was at its card: S_PLAYED, and the Rival's
-    flip, S_FLIP_FIRST/SECOND, which only its own card writes)."""
+    flip, S_FLIP_FIRST/SECOND, which only its own card writes). ``plain`` (a constant; only
+    without search): no Rival, no heuristic seat, no events; the trick's fields (S_LEADER,
+    S_LED_SUIT, S_BEST_SEAT, S_PLAYED), which nothing reads between the tricks then, are written
+    on the round's last trick only, so the phase ends with the same state."""
     if search is not None:
         start_trick(st, leader)
-    else:
+    elif not plain or last:
         st[S_LEADER] = leader
     s = leader
-    c = trick_card(st, keys, ctrs, s, 0, -1, -1, 0, rival, heur, search, last)
+    c = trick_card(st, keys, ctrs, s, 0, -1, -1, 0, rival, heur, search, last, plain)
     pile = ONE << c             # the trick's cards
     led = np.int64(ix(c) // np.uint64(N_RANKS))
     follow = SUIT_MASK[ix(led)]  # the led suit's cards
@@ -1437,18 +1504,20 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
         s += 1
         if s == S:
             s = 0
-        c = trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last)
+        c = trick_card(st, keys, ctrs, s, follow, led, best_seat, j, rival, heur, search, last,
+                       plain)
         pile |= ONE << c
         x = TRICK_STRENGTH[ix(row + c)]
         if x > best_str:
             best_str = x
             best_seat = s
-    st[S_LED_SUIT] = led
-    st[S_BEST_SEAT] = best_seat
-    if ev.shape[0] > 0:
+    if not plain or last:
+        st[S_LED_SUIT] = led
+        st[S_BEST_SEAT] = best_seat
+    if not plain and ev.shape[0] > 0:
         s = leader
         for j in range(S):
-            c = st[S_PLAYED + s]
+            c = st[ix(S_PLAYED + s)]
             if s == rival:
                 first = st[S_FLIP_FIRST]
                 second = st[S_FLIP_SECOND]
@@ -1460,7 +1529,7 @@ def play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, last
             if s == S:
                 s = 0
     w = collect_trick(st, best_seat, pile)
-    if ev.shape[0] > 0:
+    if not plain and ev.shape[0] > 0:
         record_event(ev, ev_n, E_TRICK, w, st[S_ROUND], t, st[S_PLAYED + w], st[S_WON + w])
     return w
 
@@ -1491,17 +1560,25 @@ def tricks_phase(st, keys, ctrs, ev, ev_n, search):
     t0 = st[S_TRICK]
     heur = 0
     for s in range(S):      # each seat's next draw, computed ahead of the decision that uses it
-        st[S_NEXT + s] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
-        if st[S_POLICY + s] == P_HEURISTIC:
+        st[ix(S_NEXT + s)] = np.int64(rng.bits(keys[s], ctrs[s]) >> _S32)
+        if st[ix(S_POLICY + s)] == P_HEURISTIC:
             heur |= 1 << s
-    if search is None:
+    if search is None and heur == 0 and rival < 0 and ev.shape[0] == 0:
+        # every seat random, no Rival, nothing recorded (play_trick's ``plain``)
         for t in range(t0, H - 1):
-            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False)
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, -1, 0, False, True)
         if t0 < H:
-            play_trick(st, keys, ctrs, ev, ev_n, search, H - 1, leader, S, rival, heur, True)
+            play_trick(st, keys, ctrs, ev, ev_n, search, H - 1, leader, S, -1, 0, True, True)
+    elif search is None:
+        for t in range(t0, H - 1):
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False,
+                                False)
+        if t0 < H:
+            play_trick(st, keys, ctrs, ev, ev_n, search, H - 1, leader, S, rival, heur, True, False)
     else:
         for t in range(t0, H):
-            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False)
+            leader = play_trick(st, keys, ctrs, ev, ev_n, search, t, leader, S, rival, heur, False,
+                                False)
     if t0 < H:
         st[S_DECISIONS] += (H - t0) * (S - 1 if rival >= 0 else S)
 
@@ -1511,10 +1588,10 @@ def scoring_phase(st, ev, ev_n):
     """Compare tricks won with the bid; the Reputation change is capped at 60."""
     S = st[S_SEATS]
     for s in range(S):
-        b = st[S_BID + s]
-        w = st[S_WON + s]
+        b = st[ix(S_BID + s)]
+        w = st[ix(S_WON + s)]
         pts = round_points(b, w)
-        st[S_REP + s] = add_reputation(st[S_REP + s], pts)
+        st[ix(S_REP + s)] = add_reputation(st[ix(S_REP + s)], pts)
         if is_rival(st, s):
             st[S_COUNT + C_RIVAL_ROUNDS] += 1
             if w == b:
@@ -1522,14 +1599,14 @@ def scoring_phase(st, ev, ev_n):
         else:
             base = CLASS_BASE[bid_class(b)]
             if w == b:
-                st[S_COUNT + base + HIT] += 1
-                st[S_COUNT + base + GAIN] += pts
+                st[ix(S_COUNT + base + HIT)] += 1
+                st[ix(S_COUNT + base + GAIN)] += pts
             else:
-                st[S_COUNT + base + MISS] += 1
-                st[S_COUNT + base + LOSS] -= pts
+                st[ix(S_COUNT + base + MISS)] += 1
+                st[ix(S_COUNT + base + LOSS)] -= pts
         if ev.shape[0] > 0:
-            record_event(ev, ev_n, E_SCORE, s, st[S_ROUND], b, w, pts, st[S_REP + s],
-                         st[S_SPEND + s])
+            record_event(ev, ev_n, E_SCORE, s, st[S_ROUND], b, w, pts, st[ix(S_REP + s)],
+                         st[ix(S_SPEND + s)])
 
 
 @jit(inline='always')
@@ -1561,7 +1638,7 @@ def deal_phase(st, keys, ctrs, ev, ev_n, deal_key):
     deal(st, keys, ctrs, deal_slot)
     if ev.shape[0] > 0:
         for s in range(S):
-            record_event(ev, ev_n, E_DEAL, s, rnd, st[S_HAND + s])
+            record_event(ev, ev_n, E_DEAL, s, rnd, st[ix(S_HAND + s)])
         record_event(ev, ev_n, E_DRAW_DECK, -1, rnd, draw_deck_mask(st), draw_deck_size(st))
         if st[S_SET_ASIDE] != 0:
             record_event(ev, ev_n, E_SET_ASIDE, -1, rnd, st[S_SET_ASIDE])
@@ -1644,8 +1721,8 @@ def note_play(st, s, c, j, led):
     hand."""
     if not is_rival(st, s):
         if j > 0 and suit_of(c) != led:
-            st[S_VOID + s] |= ONE << led
-        st[S_KNOWN + s] &= ~(ONE << c)
+            st[ix(S_VOID + s)] |= ONE << led
+        st[ix(S_KNOWN + s)] &= ~(ONE << c)
 
 
 # tables: SUIT_OF[c] = c // N_RANKS; FOLLOW_OF[c] = the cards of c's suit (a lookup instead of a
@@ -1678,8 +1755,8 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     copy_live(st, dst)
     visible = st[S_HAND + me] | st[S_MARKET] | st[S_WON_PILE] | st[S_SCRAP]
     for s in range(S):
-        if st[S_PLAYED + s] >= 0:
-            visible |= ONE << st[S_PLAYED + s]
+        if st[ix(S_PLAYED + s)] >= 0:
+            visible |= ONE << st[ix(S_PLAYED + s)]
     known = np.int64(0)
     for o in range(S):
         if o != me:
@@ -1951,7 +2028,7 @@ def trick_rest(st, keys, ctrs):
     S = st[S_SEATS]
     k0 = 0
     for s in range(S):
-        if st[S_PLAYED + s] >= 0:
+        if st[ix(S_PLAYED + s)] >= 0:
             k0 += 1
     s = st[S_LEADER] + k0
     if s >= S:
@@ -1991,7 +2068,7 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
     elif heuristic_rollout(st):     # a card decision: the trick in progress, then the rest
         k0 = 0
         for s in range(S):
-            if st[S_PLAYED + s] >= 0:
+            if st[ix(S_PLAYED + s)] >= 0:
                 k0 += 1
         plays += S - k0 + S * (st[S_HAND_SIZE] - st[S_TRICK] - 1)
         rollout_tricks(st, keys, ctrs)
@@ -2511,12 +2588,12 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
     Buy, each discard)."""
     slot = search_slot(st, s)
     opts = np.empty(MAX_OPTIONS + N_CARDS, dtype=np.int64)
-    halves, _ = estimate_k(st[S_HAND + s], st, S_KNOB + NK * s)
-    shed = halves > 2 * st[S_BID + s]       # the rollout policy's side, for rollouts of this turn
+    halves, _ = estimate_k(st[ix(S_HAND + s)], st, S_KNOB + NK * s)
+    shed = halves > 2 * st[ix(S_BID + s)]       # the rollout policy's side, for rollouts of this turn
     st[S_DECISIONS] += 1
     n = 1
     opts[0] = A_PASS * 4
-    left = actions_left(st[S_FORBID + s], legal_market(st, s))
+    left = actions_left(st[ix(S_FORBID + s)], legal_market(st, s))
     for a in (A_DRAW, A_BUY):
         if not (left >> a) & 1:
             continue            # forbidden to this seat (never offered actions take no card)
@@ -2547,7 +2624,7 @@ def mc_market_turn(st, keys, ctrs, s, j, ev, ev_n):
             taken_mask |= ONE << c
         for i in range(taken):
             st[S_DECISIONS] += 1
-            n = _mask_options(st[S_HAND + s], opts)
+            n = _mask_options(st[ix(S_HAND + s)], opts)
             c = opts[mc_search(st, s, D_DISCARD, opts, n, j, shed, taken, i, keys, ctrs, slot)]
             apply_discard(st, s, c)
             discarded |= ONE << c
@@ -2561,7 +2638,7 @@ def distinct_plays(st, s, legal):
     play (seat s's own hand, completed tricks, the Rival's scrap pile, the current trick, and
     the Market when there is no Rival: its cards never come back in the round) wins and loses
     exactly the same tricks, whoever holds what is unseen. The lowest of each run is kept."""
-    dead = st[S_HAND + s] | st[S_WON_PILE] | st[S_SCRAP]
+    dead = st[ix(S_HAND + s)] | st[S_WON_PILE] | st[S_SCRAP]
     if st[S_RIVAL] < 0:
         dead |= st[S_MARKET]
     for o in range(st[S_SEATS]):
@@ -2588,9 +2665,9 @@ def mc_play(st, keys, ctrs, s):
     """A search seat's card: the legal cards in ascending card code (a single one is played;
     the phase counts the decision). A ``halve`` seat searches only the distinct ones
     (``distinct_plays``)."""
-    legal = legal_plays(st[S_HAND + s], st[S_LED_SUIT])
-    if st[S_RACE + s] == SEARCH_HALVE or (st[S_RACE + s] >= SEARCH_SIFT
-                                           and race.SIFT_DISTINCT[st[S_RACE + s] - SEARCH_SIFT]):
+    legal = legal_plays(st[ix(S_HAND + s)], st[S_LED_SUIT])
+    if st[ix(S_RACE + s)] == SEARCH_HALVE or (st[ix(S_RACE + s)] >= SEARCH_SIFT
+                                           and race.SIFT_DISTINCT[st[ix(S_RACE + s)] - SEARCH_SIFT]):
         legal = distinct_plays(st, s, legal)
     if popcount(legal) == 1:
         return lowest_bit(legal)
@@ -2621,22 +2698,22 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
     st[S_RIVAL_FINAL] = 1 if params[R_RIVAL_CHECK] == RIVAL_CHECK_FINAL else 0
     for s in range(S):
         if seats.shape[1] > SEAT_WATCH:
-            st[S_FORBID + s] = seats[s, SEAT_FORBID]
-            st[S_WATCH + s] = seats[s, SEAT_WATCH]
+            st[ix(S_FORBID + s)] = seats[s, SEAT_FORBID]
+            st[ix(S_WATCH + s)] = seats[s, SEAT_WATCH]
         if s != st[S_RIVAL]:
             # a tuned seat plays the heuristic's rule with its own knob row; an mc seat keeps
             # the knob row of its rollout policy (tuned: its row's knob columns)
             pol = seats[s, 0]
             if search is not None and pol == P_RACE:    # the same search player, raced
                 pol = P_MC
-                st[S_RACE + s] = SEARCH_RACE
+                st[ix(S_RACE + s)] = SEARCH_RACE
             elif search is not None and pol == P_HALVE:  # the same search player, by halving
                 pol = P_MC
-                st[S_RACE + s] = SEARCH_HALVE
+                st[ix(S_RACE + s)] = SEARCH_HALVE
             elif search is not None and pol == P_SIFT:   # raced, conservative schedule
                 pol = P_MC
-                st[S_RACE + s] = SEARCH_SIFT + seats[s, 3] // 10
-            st[S_POLICY + s] = P_HEURISTIC if pol == P_TUNED else pol
+                st[ix(S_RACE + s)] = SEARCH_SIFT + seats[s, 3] // 10
+            st[ix(S_POLICY + s)] = P_HEURISTIC if pol == P_TUNED else pol
             # init_game wrote the defaults: only a seat with its own row loads it (a call and a
             # copy for every seat cost ~230 instructions, measured)
             p_mc = ((seats[s, 0] if (seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE
@@ -2647,7 +2724,7 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
                 if seats.shape[1] > 3:
-                    st[S_MCOBJ + s] = seats[s, 3] % 10
+                    st[ix(S_MCOBJ + s)] = seats[s, 3] % 10
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.index_key(rng.kind_key(gkey, rng.SEARCH), s)
     return gkey
 
@@ -2676,7 +2753,7 @@ def end_game(st, winners, timeout, out, row, ev, ev_n):
     write_result(st, winners, timeout, out, row)
     if ev.shape[0] > 0:
         for s in range(st[S_SEATS]):
-            record_event(ev, ev_n, E_RESULT, s, st[S_REP + s], out[row, st[S_SEATS] + s],
+            record_event(ev, ev_n, E_RESULT, s, st[ix(S_REP + s)], out[row, st[S_SEATS] + s],
                          (winners >> s) & 1, st[S_SUDDEN], 1 if timeout else 0)
 
 
@@ -2723,9 +2800,9 @@ def write_result(st, winners, timeout, out, row):
     S = st[S_SEATS]
     place_keys = st[S_DECK:S_DECK + S]      # the deck block is free once the game is over
     for s in range(S):
-        out[row, s] = st[S_REP + s]
+        out[row, s] = st[ix(S_REP + s)]
         # winners above everyone: REP_CAP bounds every Reputation from above
-        place_keys[s] = st[S_REP + s] + (4 * REP_CAP * 1000 if (winners >> s) & 1 else 0)
+        place_keys[s] = st[ix(S_REP + s)] + (4 * REP_CAP * 1000 if (winners >> s) & 1 else 0)
     layout.places_from_keys(place_keys, S, row, out)
     out[row, col_winners(S)] = winners
     out[row, col_length(S)] = st[S_TRICKS_PLAYED]

@@ -235,6 +235,32 @@ def test_deal_is_the_documented_shuffle():
             mask_of(deck[(s - 1) % 4:40:4]) for s in range(4)]
 
 
+@pytest.mark.parametrize("players,size", [(3, 13), (4, 10)])
+def test_deal_from_every_dealer(players, size):
+    # rulebook Phase 2: cards dealt one at a time clockwise from the dealer's left, the next ones
+    # the Draw Deck (top first); the deck is the documented shuffle (tests/reference/prng). 3 and
+    # 4 players are dealt as the shuffle fixes each card (deal_fixed), so every dealer is checked
+    from tests.reference import prng
+    S = players
+    for dealer in range(S):
+        for seed, game, rnd in ((3, 5, 0), (11, 777, 2), (2**50, 1, 4)):
+            st = new_state(players)
+            st[fb.S_DEALER] = dealer
+            keys, ctrs = streams(players)
+            keys[S] = rng.stream_key(seed, game, rng.DEAL, rnd)
+            fb.deal(st, keys, ctrs, S)
+            deck = list(range(52))
+            prng.Stream(seed, game, rng.DEAL, rnd).shuffle(deck)
+            assert st[fb.S_DECK:fb.S_DECK + 52].tolist() == deck
+            assert ctrs[S] == 51
+            for s in range(S):
+                first = (s - dealer - 1) % S        # the dealer's left takes card 0
+                assert int(st[fb.S_HAND + s]) == mask_of(deck[first:S * size:S])
+            assert [int(st[fb.S_DRAW_DECK + j]) for j in range(52 - S * size)] == deck[S * size:]
+            assert st[fb.S_DECK_TOP] == 0 and st[fb.S_DECK_END] == 52 - S * size
+            assert st[fb.S_SET_ASIDE] == 0
+
+
 # ---- Phase 4: The Market --------------------------------------------------------------------------
 def market_state(spend, deck_cards, market_cards, players=4):
     st = new_state(players)
