@@ -391,6 +391,11 @@ class Compiling:
         self.cancel()
         for p in self._stopped:
             p.join(1.0)
+        # the pool's manager thread notices the ended processes and releases its queues (a
+        # semaphore unlinked there but not yet unregistered when the process exits is "leaked")
+        manager = getattr(self._pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(2.0)
         from multiprocessing import util
         util._run_finalizers(0)   # what multiprocessing runs at exit (os._exit skips it)
 
