@@ -2424,36 +2424,7 @@ def race_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     (one re-deal and the same rollout streams for every option), and an option the leader
     clearly beats stops being sampled; the value of a sample is the flat search's value, plus
     WIN_WEIGHT x its win units in a round that can end the game."""
-    S = st[S_SEATS]
-    budget = st[S_MCARG + 2 * me]
-    final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
-             or game_horizon(st, me, dkind))
-    alive, total, Sd, Qd = race.new_race(n_opt)
-    vals = np.zeros(n_opt, dtype=np.int64)
-    units = np.zeros(n_opt, dtype=np.int64)
-    det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
-    init_search(st, me, det, sim)
-    plays = 0
-    rollouts = 0
-    base = ctrs[slot]
-    left = n_opt
-    m = 0
-    while left > 1 and m < budget:
-        ctrs[slot] = base + m * race.STRIDE
-        _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
-        plays += _sample_values(st, det, sim, me, dkind, opts, n_opt, alive, j, shed, taken, done,
-                                rkeys, rctrs, ev, ev_n, final, vals, units)
-        for i in range(n_opt):
-            if alive[i]:
-                vals[i] += WIN_WEIGHT * units[i]
-                rollouts += 1
-        race.record(vals, alive, total, Sd, Qd, n_opt)
-        m += 1
-        left = race.prune(alive, total, Sd, Qd, n_opt, m, budget)
-    ctrs[slot] = base + budget * race.STRIDE
-    st[S_COUNT + C_MC_ROLLOUTS] += rollouts
-    st[S_COUNT + C_MC_PLAYS] += plays
-    return race.leader(alive, total, n_opt)
+    return raced_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot, -1)
 
 
 @jit
@@ -2462,9 +2433,16 @@ def sift_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
     values and stream counters) with its options dropped by schedule S_RACE - SEARCH_SIFT
     (``race.prune_sift``: no equivalence drop in the default schedule, which compares from the
     16th sample and never drops in a round that can end the game)."""
+    return raced_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot,
+                        st[S_RACE + me] - SEARCH_SIFT)
+
+
+@jit
+def raced_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot, k):
+    """The race of ``race_search`` (``k`` < 0: ``race.prune``'s rule) and ``sift_search`` (sift
+    schedule ``k`` >= 0: ``race.prune_sift``): the same samples, values and stream counters."""
     S = st[S_SEATS]
     budget = st[S_MCARG + 2 * me]
-    k = st[S_RACE + me] - SEARCH_SIFT
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
              or game_horizon(st, me, dkind))
     alive, total, Sd, Qd = race.new_race(n_opt)
@@ -2487,9 +2465,13 @@ def sift_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, sl
             if alive[i]:
                 vals[i] += WIN_WEIGHT * units[i]
                 rollouts += 1
-        race.record_sift(vals, alive, total, Sd, Qd, Nd, n_opt)
         m += 1
-        left = race.prune_sift(alive, total, Sd, Qd, Nd, n_opt, m, k, final)
+        if k < 0:
+            race.record(vals, alive, total, Sd, Qd, n_opt)
+            left = race.prune(alive, total, Sd, Qd, n_opt, m, budget)
+        else:
+            race.record_sift(vals, alive, total, Sd, Qd, Nd, n_opt)
+            left = race.prune_sift(alive, total, Sd, Qd, Nd, n_opt, m, k, final)
     ctrs[slot] = base + budget * race.STRIDE
     st[S_COUNT + C_MC_ROLLOUTS] += rollouts
     st[S_COUNT + C_MC_PLAYS] += plays
