@@ -124,14 +124,19 @@ def values(st, params, acts, n):
     return v
 
 
-def features(st, params, acts, n, i_t, trick_plays, leader):
+def to_act_hand(st):
+    """(seat to act, its opponent, its hand's counts by rank, the ranks held as a bit mask)."""
     seat = int(st[pgc.S_TO_ACT])
-    opp = 1 - seat
     hand = st[pgc.HAND + seat * 13: pgc.HAND + seat * 13 + 13]
     held = 0
     for r in range(13):
         if hand[r]:
             held |= 1 << r
+    return seat, 1 - seat, hand, held
+
+
+def features(st, params, acts, n, i_t, trick_plays, leader):
+    seat, opp, hand, held = to_act_hand(st)
     v = values(st, params, acts, n)
     a_add = int(acts[i_t])
     overs = [i for i in range(n) if pgc.act_type(acts[i]) == pgc.A_OVERWRITE]
@@ -174,13 +179,7 @@ LEAD_FEATURES = ("held", "reserve", "opp_held", "opp_reserve", "round", "units",
 
 
 def lead_features(st, params):
-    seat = int(st[pgc.S_TO_ACT])
-    opp = 1 - seat
-    hand = st[pgc.HAND + seat * 13: pgc.HAND + seat * 13 + 13]
-    held = 0
-    for r in range(13):
-        if hand[r]:
-            held |= 1 << r
+    seat, opp, hand, held = to_act_hand(st)
     return [int(st[pgc.N_HELD + seat]), int(st[pgc.RESERVE_ON + seat]), int(st[pgc.N_HELD + opp]),
             int(st[pgc.RESERVE_ON + opp]), int(st[pgc.S_ROUND]), int(pgc.units_of(held)),
             int(np.sum(hand == 1)), int(np.sum(hand == 2)), int(np.sum(hand >= 3)), chains(held),

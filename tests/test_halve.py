@@ -149,19 +149,28 @@ def test_a_halve_seat_plays_one_of_two_alike_cards_without_search():
     """The position of tests/test_forecasts_bid_mc.py (Hearts led, seat 0 void in Hearts) with
     seat 0 holding 8C and 9C: adjacent, so alike: 8C with no rollout; a mc seat searches them."""
     from kernels.cards import parse_card
-    from tests.test_forecasts_bid_mc import MC_SEAT, search_card, winning_card_position
+    from tests.test_forecasts_bid_mc import MC_SEAT, search_card
     for halve in (True, False):
-        st, _ = winning_card_position(16)
-        for old, new in (("AD", "8C"), ("2C", "9C")):     # swap: the old cards go where the new were
-            o, n = parse_card(old), parse_card(new)
-            if (int(st[fb.S_WON_PILE]) >> n) & 1:
-                st[fb.S_WON_PILE] = (int(st[fb.S_WON_PILE]) & ~(1 << n)) | (1 << o)
-            else:
-                i = [int(x) for x in st[fb.S_DRAW_DECK:fb.S_DRAW_DECK + 12]].index(n)
-                st[fb.S_DRAW_DECK + i] = o
-        st[fb.S_HAND + MC_SEAT] = _cards("8C", "9C")
+        st = alike_cards_position(MC_SEAT)
         pick, st, _ = search_card(st, 1, fb.SEARCH_HALVE if halve else 0)
         if halve:
             assert pick == parse_card("8C") and st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 0
         else:
             assert st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == 2 * 16
+
+
+def alike_cards_position(seat, **position):
+    """``winning_card_position(16, **position)`` with ``seat`` holding 8C and 9C, adjacent and so
+    alike (AD and 2C swapped in where 8C and 9C were, in the won pile or the Draw Deck)."""
+    from kernels.cards import parse_card
+    from tests.test_forecasts_bid_mc import winning_card_position
+    st, _ = winning_card_position(16, **position)
+    for old, new in (("AD", "8C"), ("2C", "9C")):     # swap: the old cards go where the new were
+        o, n = parse_card(old), parse_card(new)
+        if (int(st[fb.S_WON_PILE]) >> n) & 1:
+            st[fb.S_WON_PILE] = (int(st[fb.S_WON_PILE]) & ~(1 << n)) | (1 << o)
+        else:
+            i = [int(x) for x in st[fb.S_DRAW_DECK:fb.S_DRAW_DECK + 12]].index(n)
+            st[fb.S_DRAW_DECK + i] = o
+    st[fb.S_HAND + seat] = _cards("8C", "9C")
+    return st

@@ -141,18 +141,10 @@ def test_schedules_36_and_39_play_one_of_two_alike_cards_without_search():
     and 9C: adjacent, so they win the same tricks. Schedules 36 and 39 (distinct cards) play 8C with no rollout; schedule 10 samples both for the whole budget (they score the same
     on every sample, so se = 0 and neither the z test nor the expected-loss drop ends it)."""
     from kernels.cards import parse_card
-    from tests.test_forecasts_bid_mc import search_card, winning_card_position
-    from tests.test_halve import _cards
+    from tests.test_forecasts_bid_mc import search_card
+    from tests.test_halve import alike_cards_position
     for k in (36, 39, 10):
-        st, _ = winning_card_position(16, rounds_left=2)
-        for old, new in (("AD", "8C"), ("2C", "9C")):     # swap: the old cards go where the new were
-            o, n = parse_card(old), parse_card(new)
-            if (int(st[fb.S_WON_PILE]) >> n) & 1:
-                st[fb.S_WON_PILE] = (int(st[fb.S_WON_PILE]) & ~(1 << n)) | (1 << o)
-            else:
-                i = [int(x) for x in st[fb.S_DRAW_DECK:fb.S_DRAW_DECK + 12]].index(n)
-                st[fb.S_DRAW_DECK + i] = o
-        st[fb.S_HAND + 0] = _cards("8C", "9C")
+        st = alike_cards_position(0, rounds_left=2)
         pick, st, _ = search_card(st, 1, fb.SEARCH_SIFT + k)
         assert pick == parse_card("8C")
         assert st[fb.S_COUNT + fb.C_MC_ROLLOUTS] == (0 if k in (36, 39) else 2 * 16)
