@@ -71,6 +71,7 @@ class Settings:
     exploit_penalty: str = "sum"        # "sum" or "max" of the positive exploit gains
     horizon: int = 0                    # > 0: a game longer than this (the length column) is won by nobody
     no_win_weight: float = 0.0          # fitness -= this x the share of the candidate's own table's games nobody wins
+    search: list | None = None          # knob names: only these are searched, every other held at its start value
 
     def command(self, out: str) -> str:
         """The command line that makes the same file."""
@@ -83,7 +84,9 @@ class Settings:
                 + (f" --exploit-penalty {self.exploit_penalty}" if self.exploit_penalty != "sum" else "")
                 + (f" --horizon {self.horizon}" if self.horizon else "")
                 + (f" --no-win-weight {self.no_win_weight:g}" if self.no_win_weight else "")
-                + f" --start {self.start} --out {out}")
+                + f" --start {self.start}"
+                + (f" --search {','.join(self.search)}" if self.search else "")
+                + f" --out {out}")
 
 
 def win_units(winners: np.ndarray, S: int, length: np.ndarray | None = None, horizon: int = 0) -> np.ndarray:
@@ -184,6 +187,8 @@ class Trainer:
         self.rng = np.random.default_rng(s.seed)
         self.searched = self.arena.knobs
         self.incumbent = self._start()
+        if s.search:
+            self.searched = self._search_subset(s.search)
         self.fitness = float("nan")
         self.progress = progress
         self.history: list = []
@@ -200,10 +205,19 @@ class Trainer:
         self.searched = tuned.listed_knobs(self.arena.mod, path)
         return values
 
+    def _search_subset(self, names: list) -> tuple:
+        """``--search``: only these knobs move (in the game's order), whatever the start file lists;
+        every other knob keeps its start value (to retune a few knobs after a rule change)."""
+        valid = [k.name for k in self.arena.knobs]
+        for n in names:
+            if n not in valid:
+                raise SimError(f"--search: unknown knob {n!r} for {self.s.game}; valid knobs: {', '.join(valid)}")
+        return tuple(k for k in self.arena.knobs if k.name in names)
+
     def mutate(self, base: dict) -> dict:
         knobs = self.searched
         child = dict(base)
-        for i in self.rng.choice(len(knobs), size=int(self.rng.integers(1, 4)), replace=False):
+        for i in self.rng.choice(len(knobs), size=min(len(knobs), int(self.rng.integers(1, 4))), replace=False):
             k = knobs[int(i)]
             if self.rng.random() < 0.25:
                 v = int(self.rng.integers(k.lo, k.hi + 1))
@@ -317,7 +331,8 @@ def provenance(s: Settings, arena: Arena, fitness: float, out: str) -> dict:
             "exploit_weight": float(s.exploit_weight), "fitness": round(float(fitness), 6),
             "start": s.start, **({"exploit_penalty": s.exploit_penalty} if s.exploit_penalty != "sum" else {}),
             **({"horizon": s.horizon} if s.horizon else {}),
-            **({"no_win_weight": float(s.no_win_weight)} if s.no_win_weight else {})}
+            **({"no_win_weight": float(s.no_win_weight)} if s.no_win_weight else {}),
+            **({"search": list(s.search)} if s.search else {})}
 
 
 def settings_from_file(path: Path) -> Settings:
@@ -331,7 +346,8 @@ def settings_from_file(path: Path) -> Settings:
                     finalists=p["finalists"], final_games=p["final_games"], pool=list(p["pool"]),
                     exploits=list(p["restrictions"]), exploit_weight=p["exploit_weight"],
                     start=p.get("start", "heuristic"), exploit_penalty=p.get("exploit_penalty", "sum"),
-                    horizon=p.get("horizon", 0), no_win_weight=p.get("no_win_weight", 0.0))
+                    horizon=p.get("horizon", 0), no_win_weight=p.get("no_win_weight", 0.0),
+                    search=list(p["search"]) if p.get("search") else None)
 
 
 def train(s: Settings, progress: bool = False) -> tuple[dict, Trainer]:

@@ -350,6 +350,7 @@ def train_cmd(
     exploit_penalty: Annotated[str, typer.Option("--exploit-penalty", help="sum or max: the fitness subtracts the weight x the sum of the positive exploit gains, or x the largest one")] = "sum",
     horizon: Annotated[int, typer.Option("--horizon", min=0, max=10**6, help="0 (off), or a game length (the game's length unit: turns, tricks, plays): a game longer than this counts as won by nobody, so knobs that lock tables up into long games lose")] = 0,
     no_win_weight: Annotated[float, typer.Option("--no-win-weight", min=0.0, max=1000.0, help="fitness also subtracts this x the share of the candidate's own table's games that nobody wins (within --horizon): knobs whose tables lock up lose")] = 0.0,
+    search: Annotated[Optional[str], typer.Option("--search", help="knobs to search, comma-separated (default: every knob the start lists); every other knob keeps its --start value, e.g. to retune a few knobs after a rule change")] = None,
     out: Annotated[Optional[str], typer.Option("--out", help="parameter file to write (default configs/tuned/<game>[-<variant>]-<P>p.toml); see --force")] = None,
     force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="worker threads (default: all cores; results do not depend on it)")] = None,
@@ -360,7 +361,7 @@ def train_cmd(
     from simcli.analyses import train as tr
     s = tr.Settings(game, players or 0, variant, seed, generations, candidates, games, finalists,
                     final_games, tr._split(pool) or [], tr._split(exploits), exploit_weight, start,
-                    exploit_penalty, horizon, no_win_weight)
+                    exploit_penalty, horizon, no_win_weight, tr._split(search) or None)
     tr.train_command(s, out=out, force=force, threads=threads, progress=show_progress(no_progress),
                      echo=typer.echo, resume=resume)
 

@@ -311,7 +311,7 @@ TUNED = Table({
         "generations": Int(1), "candidates": Int(1), "games": Int(1), "finalists": Int(1),
         "final_games": Int(1), "pool": ListOf(Str()), "restrictions": ListOf(Str(), 0),
         "exploit_weight": Float(0), "fitness": Float(), "start": Str(),
-        "exploit_penalty": Str(), "horizon": Int(0), "no_win_weight": Float(0)}),
+        "exploit_penalty": Str(), "horizon": Int(0), "no_win_weight": Float(0), "search": ListOf(Str())}),
 }, required=("knobs",))
 
 SCHEMAS = {"sweep": SWEEP, "check": CHECK, "suite": SUITE, "expectations": EXPECTATIONS, "cards": CARDS,
