@@ -236,13 +236,14 @@ def test_recorded_start_and_pool_files_are_committed(game, mod):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,players", [("forecasts-cubes-3p", 3), ("sudden-skies-2p", 2),
-                                          ("forecasts-bid-3p", 3), ("pgc-5p", 5)])
+                                          ("forecasts-bid-3p", 3), ("pgc-5p", 5), ("pgc-2p", 2)])
 def test_train_reproduces_a_committed_file(name, players, monkeypatch):
     """Committed knobs come back from their recorded settings: the 3-player forecasts-cubes file,
     the 2-player sudden-skies one (recorded with ``--horizon`` and ``--no-win-weight``) and the
     3-player forecasts-bid one (session 12: a ``tuned@FILE`` in its pool, 3,000 final deals; run
     from the repository root, where its recorded command runs) and the 5-player pgc one (session
-    12: retrained from a start file with a fixed exploit list)."""
+    12: retrained from a start file with a fixed exploit list) and the 2-player pgc one (session 18:
+    only the two last-hand Lead knobs searched, ``--search``, from the earlier committed knobs)."""
     from simcli.config import schema
     from simcli.analyses import train as tr
     import kernels
@@ -339,3 +340,30 @@ def test_train_searches_only_the_knobs_its_start_file_lists(tmp_path):
     assert not moved(str(old)) & set(OPTIONAL_PGC) and len(moved(str(old))) >= 8
     assert set(OPTIONAL_PGC) <= moved(str(new))
     assert set(OPTIONAL_PGC) <= moved("heuristic")
+
+
+def test_train_search_moves_only_the_named_knobs_from_the_start_values(tmp_path):
+    """``--search`` (session 18): children differ from the incumbent only in the named knobs, every
+    other knob keeps the start file's value (here the committed 2p knobs, not the defaults); one
+    named knob is enough to search; an unknown name is one line naming the valid knobs; the
+    setting is in the recorded command and comes back from a file's provenance."""
+    from simcli.analyses import train as tr
+    start = ROOT / "configs" / "tuned" / "starts" / "pgc-2p-committed.toml"
+    committed = tuned.load_file(pgc, start, 2)
+    assert committed != tuned.defaults(pgc)      # so keeping the start values is a real check
+    for names in (["last_lead_top", "last_lead_run"], ["last_lead_top"]):
+        t = tr.Trainer(tr.Settings(game="pgc", players=2, seed=3, candidates=10, start=str(start),
+                                   search=names))
+        assert t.incumbent == committed
+        kids = [c for _ in range(30) for c in t.children()]
+        moved = {n for c in kids for n, v in c.items() if v != committed[n]}
+        assert moved == set(names)
+    with pytest.raises(SimError, match=r"--search: unknown knob 'w_unit'.*valid knobs: w_cards"):
+        tr.Trainer(tr.Settings(game="pgc", players=2, start=str(start), search=["w_unit"]))
+    s = tr.Settings(game="pgc", players=2, start=str(start), search=["last_lead_top"])
+    assert " --search last_lead_top " in s.command("x.toml")
+    f = tmp_path / "k.toml"
+    f.write_text(tuned.render("pgc", 2, "base", committed, pgc.KNOBS,
+                              tr.provenance(s, tr.Arena("pgc", None, 2), 0.5, "x.toml")))
+    assert tr.settings_from_file(f).search == ["last_lead_top"]
+    assert tr.settings_from_file(ROOT / "configs" / "tuned" / "pgc-3p.toml").search is None
