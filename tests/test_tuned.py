@@ -367,3 +367,16 @@ def test_train_search_moves_only_the_named_knobs_from_the_start_values(tmp_path)
                               tr.provenance(s, tr.Arena("pgc", None, 2), 0.5, "x.toml")))
     assert tr.settings_from_file(f).search == ["last_lead_top"]
     assert tr.settings_from_file(ROOT / "configs" / "tuned" / "pgc-3p.toml").search is None
+
+
+def test_train_summary_says_what_the_search_moved_from_the_start():
+    """With ``--search`` the summary names the searched knobs and each one's start -> result."""
+    from simcli.analyses import train as tr
+    start = ROOT / "configs" / "tuned" / "starts" / "pgc-2p-committed.toml"
+    t = tr.Trainer(tr.Settings(game="pgc", players=2, start=str(start),
+                               search=["last_lead_top", "last_lead_run"]))
+    assert tr.summary_lines(t)[-1] == "  searched last_lead_top, last_lead_run: none moved from the start"
+    t.incumbent = dict(t.incumbent, last_lead_top=3)
+    assert tr.summary_lines(t)[-1] == "  searched last_lead_top, last_lead_run: last_lead_top 0 -> 3"
+    plain = tr.Trainer(tr.Settings(game="pgc", players=2, start=str(start)))
+    assert not any("searched" in line for line in tr.summary_lines(plain))

@@ -187,6 +187,7 @@ class Trainer:
         self.rng = np.random.default_rng(s.seed)
         self.searched = self.arena.knobs
         self.incumbent = self._start()
+        self.start_values = dict(self.incumbent)
         if s.search:
             self.searched = self._search_subset(s.search)
         self.fitness = float("nan")
@@ -375,6 +376,11 @@ def summary_lines(t: Trainer) -> list[str]:
             lines.append(f"  {k.name} = {v}  (heuristic {k.default})")
     if not lines:
         lines.append("  (every knob at the heuristic's value)")
+    if t.s.search:      # what the search moved, from the start values it held the rest at
+        moved = [f"{k.name} {t.start_values[k.name]} -> {t.incumbent[k.name]}" for k in t.searched
+                 if t.incumbent[k.name] != t.start_values[k.name]]
+        lines.append("  searched " + ", ".join(k.name for k in t.searched) + ": "
+                     + (", ".join(moved) if moved else "none moved from the start"))
     last = t.history[-1] if t.history else None
     if last:
         gains = ", ".join(f"{x} {g:+.4f}" for x, g in last["gains"].items()) or "none tested"
