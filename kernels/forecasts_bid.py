@@ -613,13 +613,9 @@ def deal(st, keys, ctrs, slot):
     if st[S_RIVAL] < 0 and S == 3:
         deal_fixed(st, 3, 13)       # HAND_SIZE[3]: 39 cards dealt, a Draw Deck of 13
         return
+    for i in range(N_CARDS - 1, 0, -1):
+        shuffle_step(st, i)
     deck = st[S_DECK:S_DECK + N_CARDS]
-    for d in range(N_CARDS - 1):
-        i = N_CARDS - 1 - d
-        j = ix(st[S_DRAWS + d])     # 0 <= j <= i: unsigned, no wraparound (ix)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
     h = st[S_HAND_SIZE]
     s = next_seat(st, st[S_DEALER])
     for o in range(S):            # card i to seat (dealer + 1 + i) mod S: cards o, o + S, ...
