@@ -19,7 +19,7 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from . import arc, builds, layout, race, rng
+from . import arc, builds, ismcts, layout, race, rng
 from ._jit import jit, jit_borrowing, pjit
 
 # Speed notes (CPU-time A/B on one thread, bit-identical results; benchmarks/RESULTS.md):
@@ -63,13 +63,18 @@ RULES = (
     Rule("rounds", R_ROUNDS, 4, "rounds in a game", lo=1, hi=12, ruling="rulebook: 4 rounds"),
 )
 
-P_RANDOM, P_HEURISTIC, P_MC, P_TUNED, P_RACE = 0, 1, 2, 3, 4
+P_RANDOM, P_HEURISTIC, P_MC, P_TUNED, P_RACE, P_ISMCTS = 0, 1, 2, 3, 4, 5
 # ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below)
-POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED, "race": P_RACE}
+POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED, "race": P_RACE,
+            "ismcts": P_ISMCTS}
 # mc:BUDGET:ROLLOUT - rollouts per option (determinisations shared across options) and the
 # policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
-               "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+               "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
+               # ismcts:ITERATIONS:ROLLOUT:EXPLORE - tree iterations per decision (one sample
+               # and one rollout each), the rollout policy, the UCB constant in hundredths
+               "ismcts": (("iterations", 256, 2, 65536), ("rollout", "heuristic", None, None),
+                          ("explore", 70, 0, 1000, "the UCB exploration constant in hundredths"))}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly.
@@ -536,8 +541,8 @@ def adv_gain_at(kn, kb, rnd):
 # ---- search player (mc) -------------------------------------------------------------------
 @jit(inline='always')
 def _searches(pol):
-    """Whether a seat on ``pol`` searches (``mc``, or ``race``: the same search, raced)."""
-    return pol == P_MC or pol == P_RACE
+    """Whether a seat on ``pol`` searches (``mc``; ``race``: the same search, raced; ``ismcts``)."""
+    return pol == P_MC or pol == P_RACE or pol == P_ISMCTS
 
 
 # What an mc seat may use: its own hand, its own forecast, every card played this round and by
@@ -724,7 +729,7 @@ def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_l
 @jit(_nrt=True)    # allocates: called from play_one, compiled without reference counting
 def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-               budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, race=False):
+               budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, pol=P_MC, explore=0):
     """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples.
 
     kind 0: forecast (options = F_HOT/F_COLD); 1: card (options = cards); 2: cube move
@@ -732,11 +737,18 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
     option forward from it (common random numbers); ties go to the earlier option. ``me``'s
     moves in the rollouts obey its restriction bits ``forbid``. The rollout policy ``rpol``
     (tuned: the heuristic's rule) uses the knob row ``kn[kb:kb + NK]`` (round ``rnd``), also for
-    the other seats' sampled forecasts. ``race``: the ``race`` player (``_race_choose``).
+    the other seats' sampled forecasts. ``pol``: the seat's search player, ``race``
+    (``_race_choose``) or ``ismcts`` (``_ismcts_choose``: ``budget`` iterations, UCB constant
+    ``explore`` / 100) instead of ``mc``.
     """
+    if pol == P_ISMCTS:
+        return _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on,
+                              P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
+                              round_played, red, budget, explore, rpol, keys, ctrs, slot, mcstat,
+                              forbid, kn, kb, rnd)
     if rpol == P_TUNED:
         rpol = P_HEURISTIC
-    if race:
+    if pol == P_RACE:
         return _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on,
                             P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
                             round_played, red, budget, rpol, keys, ctrs, slot, mcstat, forbid, kn,
@@ -824,11 +836,149 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
     return race.leader(alive, total, n_opt)
 
 
+# ismcts (kernels/ismcts.py): a tree over the rest of the round from the decision, every seat's
+# card plays and cube moves in it; action codes in one 64-bit mask: cards 0..51, forecasts
+# _FC_CODE + F_HOT / F_COLD, cube moves _MOVE_CODE + size * 2 + option.
+_FC_CODE = 52
+_MOVE_CODE = 56
+_POINTS_SCALE = float(N_CUBES + 1)     # the most round points a seat can make
+
+
+@jit
+def _tree_moves(c2, a2, w, red, advisory_on, me, forbid):
+    """Winner ``w``'s legal cube moves as action codes (restricted when ``w`` is ``me``)."""
+    singles = legal_cube_moves_in(c2, red, 1)
+    if singles == 0:
+        return np.int64(0)
+    doubles = legal_cube_moves_in(c2, red, 2) if (advisory_on and a2[w] == 1) else 0
+    if w == me and forbid != 0:
+        singles, doubles, _ = restrict_moves(forbid, singles, doubles)
+    return (np.int64(singles) << (_MOVE_CODE + 2)) | (np.int64(doubles) << (_MOVE_CODE + 4))
+
+
+@jit(_nrt=True)    # allocates (as _mc_choose)
+def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
+                   n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
+                   iterations, explore, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd):
+    """Index of ``me``'s option by single-observer ISMCTS over the rest of the round (kinds and
+    options as ``_mc_choose``): ``iterations`` determinisations (``_sample_hidden``), each walked
+    down the tree by UCB (``explore`` / 100, rewards = round points / 10) with every seat's card
+    plays and cube moves as nodes, then played out by ``rpol`` as the flat search's rollouts; a
+    node is credited with its mover's round points. ``me``'s moves obey ``forbid``."""
+    if rpol == P_TUNED:
+        rpol = P_HEURISTIC
+    tree = ismcts.new_tree(iterations)
+    n_nodes = 1
+    path = np.zeros((P + 1) * n_tricks + 2, dtype=np.int64)
+    pts = np.zeros(P, dtype=np.int64)
+    det = np.zeros(P, dtype=np.int64)
+    scratch = np.zeros(40, dtype=np.int64)
+    h2 = np.zeros(P, dtype=np.int64)
+    c2 = np.zeros(3, dtype=np.int64)
+    f2 = np.zeros(P, dtype=np.int64)
+    a2 = np.zeros(P, dtype=np.int64)
+    p2 = np.zeros(P, dtype=np.int64)
+    root = np.int64(0)
+    for i in range(n_opt):
+        code = (options[i] if kind == 1 else _FC_CODE + options[i] if kind == 0
+                else _MOVE_CODE + options[i])
+        root |= np.int64(1) << code
+    seen = 0
+    for o in range(P):
+        seen |= round_played[o]
+    c_explore = explore / 100.0
+    for _ in range(iterations):
+        _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
+                       kn, kb)
+        for o in range(P):
+            h2[o] = det[o]
+            a2[o] = adv_left[o]
+            p2[o] = played[o]
+        f2[me] = forecast[me]
+        for b in range(3):
+            c2[b] = cubes[b]
+        tt, ld, kk, ls, bc, rd = t, leader, k, led_suit, best_card, red
+        mv = kind == 2                 # a cube move is due (by w)
+        w = me
+        node = ismcts.ROOT
+        depth = 0
+        while tt < n_tricks:
+            if node == ismcts.ROOT:
+                legal = root
+                mover = me
+            elif mv:
+                legal = _tree_moves(c2, a2, w, rd, advisory_on, me, forbid)
+                mover = w
+                if legal == 0:          # no legal cube move: the next trick (public, no node)
+                    mv = False
+                    ld, tt, kk, ls, bc = w, tt + 1, 0, -1, -1
+                    continue
+            else:
+                mover = (ld + kk) % P
+                legal = legal_plays(h2[mover], ls)
+            node, n_nodes, new = ismcts.select(tree, n_nodes, node, legal, mover, c_explore,
+                                               _POINTS_SCALE, keys, ctrs, slot)
+            path[depth] = node
+            depth += 1
+            a = tree[node, ismcts.ACT]
+            if a >= _MOVE_CODE:
+                size = (a - _MOVE_CODE) // 2
+                c2[HOT], c2[NEUTRAL], c2[COLD] = apply_cube_move(c2[HOT], c2[NEUTRAL], c2[COLD], rd,
+                                                                 size, (a - _MOVE_CODE) % 2)
+                if size == 2:
+                    a2[w] = 0
+                mv = False
+                ld, tt, kk, ls, bc = w, tt + 1, 0, -1, -1
+            elif a >= _FC_CODE:
+                f2[me] = a - _FC_CODE
+            else:
+                h2[mover] &= ~(np.int64(1) << a)
+                p2[mover] = a
+                if kk == 0:
+                    ls = suit_of(a)
+                    bc = a
+                elif beats(a, bc, ls):
+                    bc = a
+                kk += 1
+                if kk == P:             # the trick is complete: its winner moves next
+                    w = trick_winner(p2, ld, P)
+                    rd = ls == HEARTS or ls == DIAMONDS
+                    mv = True
+            if new:
+                break
+        if tt < n_tricks and mv:        # the pending cube move by the rollout policy
+            singles = legal_cube_moves_in(c2, rd, 1)
+            if singles:
+                doubles = legal_cube_moves_in(c2, rd, 2) if (advisory_on and a2[w] == 1) else 0
+                if w == me and forbid != 0:
+                    singles, doubles, _ = restrict_moves(forbid, singles, doubles)
+                size, option = _choose_move(rpol, c2, rd, f2[w], doubles != 0, singles, doubles,
+                                            keys, ctrs, slot, adv_gain_at(kn, kb, rnd),
+                                            kn[kb + K_TIEBREAK])
+                c2[HOT], c2[NEUTRAL], c2[COLD] = apply_cube_move(c2[HOT], c2[NEUTRAL], c2[COLD], rd,
+                                                                 size, option)
+                if size == 2:
+                    a2[w] = 0
+            ld, tt, kk, ls, bc = w, tt + 1, 0, -1, -1
+        if tt < n_tricks:
+            mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
+                                  rpol, keys, ctrs, slot, me, forbid, kn, kb, rnd)
+        mcstat[0] += 1
+        for o in range(P):
+            pts[o], _ = round_points(c2, f2[o])
+        ismcts.backup(tree, path, depth, pts)
+    a = ismcts.most_visited(tree)
+    code = a if kind == 1 else a - _FC_CODE if kind == 0 else a - _MOVE_CODE
+    for i in range(n_opt):
+        if options[i] == code:
+            return i
+    return 0
+
+
 @jit(_nrt=True)    # (as _mc_choose)
 def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
              played, voids, round_played, seats, keys, ctrs, options, mcstat, kn, rnd):
     """A search seat's cube move, as size * 2 + option (kept out of line: the hot loop stays lean)."""
-    raced = seats[w, 0] == P_RACE
     fb = seats[w, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0
     n = 0
     for size in range(1, 3):
@@ -840,7 +990,7 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
     return options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
                               t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
                               seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat,
-                              fb, kn, NK * w, rnd, raced)]
+                              fb, kn, NK * w, rnd, seats[w, 0], seats[w, 3])]
 
 
 # ---- one game --------------------------------------------------------------------------------
@@ -922,7 +1072,7 @@ def setup_game(params, seats, seed, g, st, search):
         st.used_adv[s] = 0
         # the defaults are in st.kn from new_state: only a seat with its own row loads it (a
         # call and a copy for every seat cost ~160 instructions, measured)
-        load_own_knob_row(seats, s, NK, P_TUNED, P_RACE if seats[s, 0] == P_RACE else P_MC,
+        load_own_knob_row(seats, s, NK, P_TUNED, seats[s, 0] if _searches(seats[s, 0]) else P_MC,
                           st.kn, NK * s)
     st.mcstat[0] = 0
     st.mcstat[1] = 0
@@ -985,7 +1135,7 @@ def forecast_phase(params, seats, rnd, st, out, row, ev, ev_n, search):
                 0, s, st.options, 2, st.hands, st.cubes, st.forecast, st.adv_left,
                 params[R_ADVISORY] != 0, P, 0, params[R_TRICKS], rnd % P, st.played, 0, -1, -1,
                 st.voids, st.round_played, False, seats[s, 1], seats[s, 2], st.keys, st.ctrs,
-                P + 1 + s, st.mcstat, fb, kn, NK * s, rnd, pol == P_RACE)]
+                P + 1 + s, st.mcstat, fb, kn, NK * s, rnd, pol, seats[s, 3])]
         if wide and (forbidden_forecasts(seats[s, SEAT_WATCH]) >> st.forecast[s]) & 1:
             count(out, row, P, C_RX_FORBIDDEN, 1)
         if ev.shape[0] > 0:
@@ -1028,7 +1178,7 @@ def card_choice(params, seats, s, h, legal, k, t, leader, led_suit, best_card, r
                                  params[R_ADVISORY] != 0, P, t, params[R_TRICKS], leader, st.played,
                                  k, led_suit, best_card, st.voids, st.round_played, False,
                                  seats[s, 1], seats[s, 2], st.keys, st.ctrs, P + 1 + s, st.mcstat,
-                                 fb, st.kn, NK * s, rnd, pol == P_RACE)]
+                                 fb, st.kn, NK * s, rnd, pol, seats[s, 3])]
 
 
 @jit(inline='always')
@@ -1308,7 +1458,7 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(
-    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE))
+    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_ISMCTS))
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:

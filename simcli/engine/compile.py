@@ -44,7 +44,7 @@ import numpy as np
 from simcli.errors import SimError
 
 SEARCH_POLICY = "mc"   # the policy whose seats need the search build (kernels/builds.py)
-SEARCH_POLICIES = ("mc", "race", "halve", "sift", "solver")   # every policy that plays in the search build
+SEARCH_POLICIES = ("mc", "race", "ismcts", "halve", "sift", "solver")   # every policy that plays in the search build
 # (daily-weather's solver too: kernels/daily_weather.py SEARCH_CODES)
 
 

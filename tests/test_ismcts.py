@@ -1,0 +1,185 @@
+"""Information-set MCTS (``ismcts``, kernels/ismcts.py; forecasts-cubes): the tree's steps on
+hand-made nodes, hand-built decisions, no peeking, restrictions, reproducibility, strength."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from kernels import forecasts_cubes as fc
+from kernels import ismcts, layout, rng
+from kernels.cards import parse_card
+from simcli.config import jobs as cfg
+from simcli.errors import SimError
+from tests.helpers import paired_match, reproducible_rows
+
+T = ismcts
+
+
+def _stream(seed=3):
+    keys = np.zeros(1, np.uint64)
+    keys[0] = rng.stream_key(seed, 0, rng.SEARCH, 0)
+    return keys, np.zeros(1, np.int64)
+
+
+def _children(tree, node):
+    out, c = [], tree[node, T.CHILD]
+    while c >= 0:
+        out.append(int(c))
+        c = tree[c, T.SIB]
+    return out
+
+
+# ---- the tree's steps ----------------------------------------------------------------------------
+def test_select_adds_only_legal_untried_actions_then_uses_ucb():
+    tree = T.new_tree(10)
+    keys, ctrs = _stream()
+    legal = (1 << 3) | (1 << 7)
+    n = 1
+    made = []
+    for _ in range(2):                      # two untried legal actions: both are added first
+        c, n, new = T.select(tree, n, T.ROOT, legal, 0, 0.7, 10.0, keys, ctrs, 0)
+        assert new
+        made.append(int(tree[c, T.ACT]))
+        T.backup(tree, np.array([c]), 1, np.array([5 if tree[c, T.ACT] == 3 else 2]))
+    assert sorted(made) == [3, 7] and n == 3
+    c, n2, new = T.select(tree, n, T.ROOT, legal, 0, 0.7, 10.0, keys, ctrs, 0)
+    assert not new and n2 == n and tree[c, T.ACT] == 3      # 0.5 + bonus beats 0.2 + the same bonus
+    # an action illegal in this determinisation is neither chosen nor counted available
+    before = {int(tree[k, T.ACT]): int(tree[k, T.AVAIL]) for k in _children(tree, T.ROOT)}
+    c, n, new = T.select(tree, n, T.ROOT, 1 << 7, 0, 0.7, 10.0, keys, ctrs, 0)
+    assert tree[c, T.ACT] == 7 and not new
+    after = {int(tree[k, T.ACT]): int(tree[k, T.AVAIL]) for k in _children(tree, T.ROOT)}
+    assert after[7] == before[7] + 1 and after[3] == before[3]
+
+
+def test_ucb_counts_availability_not_parent_visits():
+    tree = T.new_tree(4)
+    tree[1, [T.ACT, T.VISITS, T.AVAIL, T.REWARD]] = (0, 2, 4, 6)
+    # 6 / (2 * 10) + 0.7 * sqrt(ln 4 / 2)
+    assert T.ucb(tree, 1, 0.7, 10.0) == pytest.approx(0.3 + 0.7 * math.sqrt(math.log(4) / 2))
+
+
+def test_backup_credits_each_node_with_its_movers_result():
+    tree = T.new_tree(4)
+    tree[1, T.MOVER], tree[2, T.MOVER], tree[3, T.MOVER] = 0, 2, 0
+    T.backup(tree, np.array([1, 2, 3, 0]), 3, np.array([4, 9, 1, 0]))
+    assert tree[1:4, T.REWARD].tolist() == [4, 1, 4] and tree[1:4, T.VISITS].tolist() == [1, 1, 1]
+
+
+def test_most_visited_breaks_ties_by_reward_then_age():
+    tree = T.new_tree(4)
+    for node, act, visits, reward in ((1, 10, 5, 2), (2, 11, 5, 3), (3, 12, 4, 9)):
+        tree[node, [T.ACT, T.VISITS, T.REWARD]] = (act, visits, reward)
+    tree[T.ROOT, T.CHILD], tree[3, T.SIB], tree[2, T.SIB], tree[1, T.SIB] = 3, 2, 1, -1
+    assert T.most_visited(tree) == 11
+    tree[2, T.REWARD] = 2                   # now 10 and 11 tie: the earlier created (10)
+    assert T.most_visited(tree) == 10
+
+
+# ---- forecasts-cubes decisions -------------------------------------------------------------------
+def _hand(*names):
+    m = 0
+    for n in names:
+        m |= 1 << parse_card(n)
+    return m
+
+
+def _choose(kind, options, hands, cubes, t, k, round_played, red, iterations, explore=70, seed=3,
+            forbid=0, adv_left=(0, 0, 0, 0), advisory=False, forecast=fc.F_HOT):
+    """(pick, rollouts) of ``fc._ismcts_choose`` for seat 0 (forecast ``forecast``, the others
+    Cold), round 0, leader seat 0, nothing led in the current trick."""
+    P = 4
+    keys = np.zeros(2 * P + 1, dtype=np.uint64)
+    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    keys[P + 1] = rng.stream_key(seed, 0, rng.SEARCH, 0)
+    mcstat = np.zeros(2, np.int64)
+    opts = np.zeros(13, np.int64)
+    opts[:len(options)] = options
+    i = fc._ismcts_choose(kind, 0, opts, len(options), np.asarray(hands, np.int64),
+                          np.asarray(cubes, np.int64), np.array([forecast, 1, 1, 1], np.int64),
+                          np.asarray(adv_left, np.int64), advisory, P, t, 10, 0, np.zeros(P, np.int64),
+                          k, -1, -1, np.zeros(P, np.int64), np.asarray(round_played, np.int64), red,
+                          iterations, explore, fc.P_HEURISTIC, keys, ctrs, P + 1, mcstat, forbid,
+                          fc.KNOB_DEFAULTS, 0, 0)
+    return int(opts[i]), int(mcstat[0])
+
+
+@pytest.mark.parametrize("explore", [0, 70, 200])
+def test_last_move_of_a_round_takes_the_cube_that_scores(explore):
+    """Seat 0 forecast Hot and won the round's last trick, led in Hearts: Cold -> Neutral
+    (option 0) or Neutral -> Hot (option 1), and the round ends. From Hot 4, Neutral 1, Cold 4
+    the rulebook's scoring gives 5 + 1 = 6 points for Neutral -> Hot against 4 + 1 = 5: the
+    better reward is visited more at any exploration constant."""
+    played = np.zeros(4, np.int64)
+    played[0] = int(fc.DECK_MASK)
+    pick, rollouts = _choose(2, [1 * 2 + 0, 1 * 2 + 1], [0, 0, 0, 0], [4, 1, 4], 9, 0, played, True,
+                             64, explore)
+    assert pick == 1 * 2 + 1 and rollouts == 64
+
+
+def test_the_forecast_that_the_round_forces_is_taken():
+    """Last trick of the round, seat 0 leads its last card, 2S (black): whoever wins moves a cube
+    toward Cold (Hot 4, Neutral 1, Cold 4 -> Cold gains one whatever the move), so a Cold forecast
+    scores 5 + 1 and a Hot one at most 4: at the root the forecast is the decision (kind 0)."""
+    played = np.zeros(4, np.int64)
+    played[1] = int(fc.DECK_MASK) & ~_hand("2S", "3S", "4S", "5S")
+    hands = [_hand("2S"), _hand("3S"), _hand("4S"), _hand("5S")]
+    pick, _ = _choose(0, [fc.F_HOT, fc.F_COLD], hands, [4, 1, 4], 9, 0, played, False, 32)
+    assert pick == fc.F_COLD
+
+
+def test_ismcts_choice_does_not_depend_on_hidden_cards():
+    me = _hand("AH", "10H", "2H", "9D", "5D", "3S", "4S", "7C", "8C", "2C")
+    rest = [c for c in range(52) if (c % 13) not in (9, 10, 11) and not (me >> c) & 1]
+    rs = np.random.default_rng(0)
+    choices = set()
+    for _ in range(6):
+        perm = rs.permutation(rest)
+        hands = [me] + [sum(1 << int(c) for c in perm[i * 10:(i + 1) * 10]) for i in range(3)]
+        options = [c for c in range(52) if (me >> c) & 1]
+        choices.add(_choose(1, options, hands, [4, 1, 4], 0, 0, np.zeros(4, np.int64), False, 48))
+    assert len(choices) == 1, "only the hidden cards changed, so the choice must not"
+
+
+def test_a_restricted_seat_never_plays_the_advisory_inside_or_outside_the_tree():
+    job = cfg.resolve("forecasts-cubes", variant="advisory",
+                      seats="ismcts:6:heuristic+no-advisory,ismcts:6:random+no-advisory,"
+                            "ismcts:5:heuristic:0+no-advisory,ismcts:4:heuristic:300+no-advisory")
+    rows = reproducible_rows(job, games=8)
+    assert rows[:, layout.col_counter(4, fc.C_ADV_USES)].sum() == 0
+    assert rows[:, layout.col_counter(4, fc.C_MC_ROLLOUTS)].min() > 0
+
+
+@pytest.mark.parametrize("variant,players,seats", [
+    ("base", 4, "ismcts:6:random,heuristic,ismcts:5:heuristic:30,mc:3:heuristic"),
+    ("advisory", 3, "ismcts:8:tuned,race:4,ismcts:5:heuristic:150")])
+def test_ismcts_results_are_identical_across_threads_and_chunks(variant, players, seats):
+    job = cfg.resolve("forecasts-cubes", variant=variant, players=players, seats=seats)
+    rows = reproducible_rows(job)
+    assert rows[:, layout.col_counter(players, fc.C_MC_ROLLOUTS)].min() > 0
+
+
+def test_ismcts_never_misses_a_winning_last_move():
+    from tests.test_forecasts_cubes_rules import _check_game, _params, trace
+    seats = np.zeros((4, 4), dtype=np.int64)
+    seats[:, 0] = [fc.P_ISMCTS, fc.P_HEURISTIC, fc.P_ISMCTS, fc.P_RANDOM]
+    seats[0, 1:4] = (4, fc.P_RANDOM, 70)
+    seats[2, 1:4] = (6, fc.P_HEURISTIC, 30)
+    for g in range(8):
+        row, events = trace(_params(True), seats, 8, g)
+        _check_game(4, True, 10, None, row, events)
+
+
+def test_ismcts_beats_the_heuristic_on_paired_deals():
+    _, d = paired_match("forecasts-cubes", "ismcts:24,heuristic,heuristic,heuristic", 60, seed=11)
+    assert d["ci_low"] > 0
+
+
+def test_policy_text_names_every_argument_and_refuses_bad_ones():
+    job = cfg.resolve("forecasts-cubes", seats="ismcts,ismcts:32:tuned:0,heuristic,heuristic")
+    assert list(job.policies[:2]) == ["ismcts:256:heuristic:70", "ismcts:32:tuned:0"]
+    for bad in ("ismcts:1", "ismcts:16:mc", "ismcts:16:heuristic:-1"):
+        with pytest.raises(SimError):
+            cfg.resolve("forecasts-cubes", seats=f"{bad},heuristic,heuristic,heuristic")
