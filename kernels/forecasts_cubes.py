@@ -903,6 +903,7 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
         node = ismcts.ROOT
         depth = 0
         while tt < n_tricks:
+            prefer = -1                 # the rollout policy's choice (expanded first)
             if node == ismcts.ROOT:
                 legal = root
                 mover = me
@@ -913,11 +914,20 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
                     mv = False
                     ld, tt, kk, ls, bc = w, tt + 1, 0, -1, -1
                     continue
+                if rpol == P_HEURISTIC:
+                    size, option = knob_move_n(c2[HOT], c2[NEUTRAL], c2[COLD], rd, f2[w],
+                                               (legal >> (_MOVE_CODE + 2)) & 3,
+                                               (legal >> (_MOVE_CODE + 4)) & 3,
+                                               adv_gain_at(kn, kb, rnd), kn[kb + K_TIEBREAK])
+                    prefer = _MOVE_CODE + size * 2 + option
             else:
                 mover = (ld + kk) % P
                 legal = legal_plays(h2[mover], ls)
+                if rpol == P_HEURISTIC:
+                    prefer = heuristic_card(h2[mover], legal, ls, bc, f2[mover], kn[kb + K_WIN_CHEAP],
+                                            kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
             node, n_nodes, new = ismcts.select(tree, n_nodes, node, legal, mover, c_explore,
-                                               _POINTS_SCALE, keys, ctrs, slot)
+                                               _POINTS_SCALE, keys, ctrs, slot, prefer)
             path[depth] = node
             depth += 1
             a = tree[node, ismcts.ACT]

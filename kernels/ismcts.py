@@ -6,8 +6,9 @@ iteration
 
 1. re-deals what the seat cannot see (a *determinisation*, the game's own sampler, as ``mc``);
 2. walks down the tree from the root, at each node offering only the actions legal in this
-   determinisation: a legal action with no child yet is added (one new node an iteration, picked
-   uniformly among the untried ones), else the child with the best UCB score is taken, where a
+   determinisation: a legal action with no child yet is added (one new node an iteration: the
+   rollout policy's choice when it is untried, so that a node's first visit continues the line
+   the flat search would play, else one drawn uniformly among the untried), else the child with the best UCB score is taken, where a
    child's exploration term counts the iterations in which it was *available* (legal at its
    parent), not its parent's visits;
 3. plays the rest of the horizon with the rollout policy (the game's rollout, as ``mc``'s);
@@ -75,13 +76,14 @@ def ucb(tree, c, explore, scale):
 
 
 @jit
-def select(tree, n_nodes, node, legal, mover, explore, scale, keys, ctrs, slot):
+def select(tree, n_nodes, node, legal, mover, explore, scale, keys, ctrs, slot, prefer=-1):
     """One step down from ``node`` whose legal actions in this determinisation are the bits of
     ``legal`` (not 0), chosen by seat ``mover``. Returns (child, n_nodes, expanded).
 
     Every existing child whose action is legal gains one availability. If some legal action has no
-    child, one of them (uniform, from stream ``slot``) becomes node ``n_nodes``; otherwise the
-    legal child with the best UCB score is taken (ties: the first in the child list)."""
+    child, one of them becomes node ``n_nodes``: ``prefer`` (the rollout policy's choice) when it
+    is one of them, else one drawn uniformly from stream ``slot``; otherwise the legal child with
+    the best UCB score is taken (ties: the first in the child list)."""
     untried = legal
     best = -1
     best_v = -1.0
@@ -93,8 +95,11 @@ def select(tree, n_nodes, node, legal, mover, explore, scale, keys, ctrs, slot):
             tree[c, AVAIL] += 1
         c = tree[c, SIB]
     if untried:
-        n = popcount(untried)
-        a = nth_bit(untried, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
+        if prefer >= 0 and (untried >> prefer) & 1:
+            a = prefer
+        else:
+            n = popcount(untried)
+            a = nth_bit(untried, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
         new = n_nodes
         tree[new, ACT] = a
         tree[new, MOVER] = mover

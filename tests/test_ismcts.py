@@ -54,6 +54,18 @@ def test_select_adds_only_legal_untried_actions_then_uses_ucb():
     assert after[7] == before[7] + 1 and after[3] == before[3]
 
 
+def test_the_rollout_policys_choice_is_expanded_first():
+    tree = T.new_tree(6)
+    keys, ctrs = _stream()
+    legal = (1 << 2) | (1 << 5) | (1 << 9)
+    c, n, new = T.select(tree, 1, T.ROOT, legal, 1, 0.7, 10.0, keys, ctrs, 0, 5)
+    assert new and tree[c, T.ACT] == 5 and tree[c, T.MOVER] == 1 and ctrs[0] == 0   # no draw
+    c, n, new = T.select(tree, n, T.ROOT, legal, 1, 0.7, 10.0, keys, ctrs, 0, 5)
+    assert new and tree[c, T.ACT] in (2, 9) and ctrs[0] == 1    # 5 is tried: a uniform draw
+    c, n, new = T.select(tree, n, T.ROOT, legal, 1, 0.7, 10.0, keys, ctrs, 0, 11)   # 11 not legal
+    assert new and sorted(int(tree[k, T.ACT]) for k in _children(tree, T.ROOT)) == [2, 5, 9]
+
+
 def test_ucb_counts_availability_not_parent_visits():
     tree = T.new_tree(4)
     tree[1, [T.ACT, T.VISITS, T.AVAIL, T.REWARD]] = (0, 2, 4, 6)
