@@ -74,7 +74,7 @@ POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, No
                # ismcts:ITERATIONS:ROLLOUT:EXPLORE - tree iterations per decision (one sample
                # and one rollout each), the rollout policy, the UCB constant in hundredths
                "ismcts": (("iterations", 256, 2, 65536), ("rollout", "heuristic", None, None),
-                          ("explore", 70, 0, 1000, "the UCB exploration constant in hundredths"))}
+                          ("explore", 30, 0, 1000, "the UCB exploration constant in hundredths"))}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
 # spec.SEAT_KNOBS + index); the defaults are the ``heuristic`` policy exactly.

@@ -191,7 +191,7 @@ def test_ismcts_beats_the_heuristic_on_paired_deals():
 
 def test_policy_text_names_every_argument_and_refuses_bad_ones():
     job = cfg.resolve("forecasts-cubes", seats="ismcts,ismcts:32:tuned:0,heuristic,heuristic")
-    assert list(job.policies[:2]) == ["ismcts:256:heuristic:70", "ismcts:32:tuned:0"]
+    assert list(job.policies[:2]) == ["ismcts:256:heuristic:30", "ismcts:32:tuned:0"]
     for bad in ("ismcts:1", "ismcts:16:mc", "ismcts:16:heuristic:-1"):
         with pytest.raises(SimError):
             cfg.resolve("forecasts-cubes", seats=f"{bad},heuristic,heuristic,heuristic")
