@@ -109,6 +109,8 @@ def test_run_skill_levels_equal_plain_runs_of_each_policy(tmp_path):
                "--skill", "random,heuristic", "--out", tmp_path / "s", "--no-progress")
     assert r.exit_code == 0, r.output
     assert "verdicts across skill" in r.stdout and "seat0_edge" in r.stdout
+    # the first line names the levels played, not the designed play the levels replaced
+    assert r.stdout.splitlines()[0] == ("2 jobs: seats random x3 | heuristic x3; 600 games per job"), r.stdout
     seats = _read(tmp_path / "s", "seats")
     for level in ("random", "heuristic"):
         p = invoke("run", "forecasts-cubes", "--players", "3", "--games", "600", "--policy", level,

@@ -25,7 +25,9 @@ def _games(jobs, counts, rotate: bool) -> str:
 
 
 def _play(jobs, play: dict | None, suite: bool) -> str:
-    if play and play.get("designed"):
+    # designed play only while every job plays it (not --skill's levels, which replace it)
+    if play and play.get("designed") and all(set(j.policies[:j.players]) == {play["policy"]}
+                                             for j in jobs):
         game = jobs[0].game
         return (f"designed play, every seat {play['policy']} (configs/{game}.toml; "
                 f"choose another with --policy or --seats)")
@@ -34,6 +36,8 @@ def _play(jobs, play: dict | None, suite: bool) -> str:
     labels = list(dict.fromkeys(short_policies(j.policy_label) for j in jobs))
     if len(labels) == 1:
         return f"seats {labels[0]}"
+    if len(labels) <= 4:
+        return "seats " + " | ".join(labels)
     return f"seats as listed per job ({len(labels)} seatings)"
 
 
