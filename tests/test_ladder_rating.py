@@ -45,3 +45,54 @@ def test_tuned_rung_only_with_a_trained_file(monkeypatch, tmp_path):
     monkeypatch.setattr(tuned, "default_file", lambda game, variant, players: tmp_path / "missing.toml")
     assert "tuned" not in ladder.rungs("pgc", [4], "heuristic", None, 4)
     assert "tuned" not in ladder.rungs("forecasts-cubes", [4], "heuristic", "base", 3, tuned=False)
+
+
+# ---- --rungs and --both-ways: does a pair have a table-free order? -------------------------------
+def _d(diff, lo, hi):
+    return {"diff": diff, "ci_low": lo, "ci_high": hi}
+
+
+@pytest.mark.parametrize("f,r,word", [
+    (_d(0.10, 0.08, 0.12), _d(-0.05, -0.07, -0.03), "upper stronger"),          # both ways agree
+    (_d(0.10, 0.08, 0.12), _d(0.00, -0.02, 0.02), "upper stronger"),            # the reverse n.s.
+    (_d(0.01, -0.01, 0.03), _d(-0.04, -0.06, -0.02), "upper stronger"),         # only the reverse
+    (_d(-0.05, -0.07, -0.03), _d(0.01, -0.01, 0.03), "lower stronger"),
+    (_d(0.10, 0.08, 0.12), _d(0.04, 0.02, 0.06), "odd seat out wins: no table-free order"),
+    (_d(-0.03, -0.05, -0.01), _d(-0.04, -0.06, -0.02), "the majority wins: no table-free order"),
+    (_d(0.01, -0.01, 0.03), _d(0.01, -0.01, 0.03), "level"),
+])
+def test_order_verdict(f, r, word):
+    assert ladder.order_verdict(f, r) == word
+
+
+def test_both_ways_plays_the_reverse_seating_on_the_same_deals(tmp_path):
+    from tests.helpers import invoke, paired_match
+    r = invoke("ladder", "forecasts-cubes", "--players", "4", "--rungs", "random,heuristic,tuned",
+               "--both-ways", "--games", "200", "--seed", "5", "--out", tmp_path / "l", "--no-progress")
+    assert r.exit_code == 0, r.output
+    t = pl.read_parquet(tmp_path / "l" / "ladder.parquet")
+    assert t["rung"].to_list() == ["heuristic", "tuned"] and t["versus"].to_list() == ["random", "heuristic"]
+    # the reverse column is what a plain rotated run of one lower seat among upper seats gives
+    for row in t.iter_rows(named=True):
+        P = 4
+        _, d = paired_match("forecasts-cubes", ",".join([row["versus"]] + [row["rung"]] * (P - 1)), 200, seed=5)
+        assert row["reverse_diff"] == pytest.approx(d["diff"], abs=1e-12)
+        assert row["order"] == ladder.order_verdict(
+            _d(row["diff_vs_previous"], row["diff_ci_low"], row["diff_ci_high"]),
+            _d(row["reverse_diff"], row["reverse_ci_low"], row["reverse_ci_high"]))
+    # random against the heuristic has one order both ways (a random seat among heuristics loses)
+    assert t["order"][0] == "upper stronger" and t["reverse_ci_high"][0] < 0
+    assert "The other way round" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--rungs", "heuristic"], "at least two policies"),
+    (["--rungs", "heuristic,tuned,heuristic"], "names a policy twice"),
+    (["--rungs", "heuristic,tuned", "--budgets", "2,4"], "leave out --budgets"),
+    (["--rungs", "heuristic,bogus"], "valid policies"),
+])
+def test_bad_rungs_are_one_line(args, needle, tmp_path):
+    from tests.helpers import invoke
+    r = invoke("ladder", "forecasts-cubes", *args, "--out", tmp_path / "o")
+    assert r.exit_code == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()

@@ -5,6 +5,12 @@ every other seat the previous one, and every deal is replayed once per rotation.
 table reports, per rung, its win share per seat held (95% interval over deals) and its paired
 win-share difference against the previous rung; with equal skill both seats' shares would be
 1/P, so a curve flattening toward 1/P says more search no longer buys wins.
+
+``--rungs`` names the rungs instead (any policies, weakest first). ``--both-ways`` also plays
+each pair the other way round on the same deals (one seat of the lower rung among P-1 seats of
+the upper) and says whether the pair has a table-free order (``order``): in a game where the
+odd seat out gains whichever it is (forecasts-cubes' forecasts, docs/search.md), "stronger"
+means nothing without the table, and a rating that assumes one order (Bradley-Terry) misleads.
 """
 from __future__ import annotations
 
@@ -37,22 +43,72 @@ def rungs(game: str, budgets: list[int], rollout: str, variant: str | None = Non
     return names
 
 
+def parse_rungs(game: str, text: str) -> list[str]:
+    """``--rungs``: comma-separated policies, weakest first, at least two, each once."""
+    names = [w.strip() for w in text.split(",") if w.strip()]
+    if len(names) < 2:
+        raise SimError(f"--rungs {text!r}: give at least two policies, weakest first "
+                       f"(e.g. heuristic,tuned,mc:64)")
+    if len(set(names)) < len(names):
+        raise SimError(f"--rungs {text!r} names a policy twice; each rung plays the one below it")
+    return names
+
+
 def ladder_jobs(game: str, players: int | None, variant: str | None, budgets: list[int], rollout: str,
-                tuned: bool = True):
+                tuned: bool = True, names: list[str] | None = None, both_ways: bool = False):
+    """(upper, lower, job) per rung: the upper rung in seat 0 against P-1 lower seats; with
+    ``both_ways`` each followed by its reverse seating (one lower seat among upper seats, label
+    ``seating`` = ``reverse``). ``names`` (``--rungs``) replaces the default rungs."""
     base = cfg.resolve(game, variant, players)
     P = base.players
     out = []
-    names = rungs(game, budgets, rollout, base.variant, P, tuned)
+    if names is None:
+        names = rungs(game, budgets, rollout, base.variant, P, tuned)
     for lower, upper in zip(names, names[1:]):
+        labels = {"rung": upper, "seating": "one up"} if both_ways else {"rung": upper}
         seats = ",".join([upper] + [lower] * (P - 1))
-        out.append((upper, lower, cfg.resolve(game, base.variant, P, seats=seats, labels={"rung": upper})))
+        out.append((upper, lower, cfg.resolve(game, base.variant, P, seats=seats, labels=labels)))
+        if both_ways:
+            seats = ",".join([lower] + [upper] * (P - 1))
+            out.append((upper, lower, cfg.resolve(game, base.variant, P, seats=seats,
+                                                  labels={"rung": upper, "seating": "reverse"})))
     return out
 
 
+def order_verdict(f: dict, r: dict) -> str:
+    """Does a rung pair have a table-free order? ``f``: the upper seat among lower seats, upper
+    minus lower; ``r``: the lower seat among upper seats, lower minus upper (paired differences
+    with 95% intervals). Evidence for the upper rung: f above 0 or r below 0; for the lower: f
+    below 0 or r above 0 (each interval clear of 0)."""
+    up = f["ci_low"] > 0 or r["ci_high"] < 0
+    down = f["ci_high"] < 0 or r["ci_low"] > 0
+    if up and down:
+        if f["diff"] > 0:
+            return "odd seat out wins: no table-free order"
+        return "the majority wins: no table-free order"
+    if up:
+        return "upper stronger"
+    if down:
+        return "lower stronger"
+    return "level"
+
+
 def ladder_table(results, pairs) -> pl.DataFrame:
+    """One row per rung against the rung below; with reverse seatings (``--both-ways``) also the
+    lower seat's paired difference among upper seats and the pair's ``order``."""
     rows = []
-    for _, r in zip(pairs, results):
+    for (upper, lower, job), r in zip(pairs, results):
         pt = r.policy
+        if job.labels.get("seating") == "reverse":
+            # the lower rung holds seat 0 here: its one seat minus an upper seat
+            d = paired_difference(pt, pt.names.index(job.policies[0]),
+                                  1 - pt.names.index(job.policies[0]))
+            row = rows[-1]
+            row.update({"reverse_diff": d["diff"], "reverse_ci_low": d["ci_low"],
+                        "reverse_ci_high": d["ci_high"], "reverse_p_value": d["p_value"]})
+            row["order"] = order_verdict({"diff": row["diff_vs_previous"], "ci_low": row["diff_ci_low"],
+                                          "ci_high": row["diff_ci_high"]}, d)
+            continue
         iu = pt.names.index(r.job.policies[0])  # the new rung holds seat 0 before rotation
         il = 1 - iu
         m, lo, hi = policy_share(pt, iu)
@@ -102,8 +158,10 @@ class LadderAnalysis(Analysis):
     name = "ladder"
     has_skill = False   # the ladder is itself the comparison across levels
 
-    def __init__(self, pairs, budgets: str, rollout: str):
+    def __init__(self, pairs, budgets: str, rollout: str, names: list[str] | None = None,
+                 both_ways: bool = False):
         self.pairs, self.budgets, self.rollout = pairs, budgets, rollout
+        self.names, self.both_ways = names, both_ways
 
     def tables(self, spec, results) -> dict:
         tables = super().tables(spec, results)
@@ -114,18 +172,39 @@ class LadderAnalysis(Analysis):
     def lines(self, spec, tables, results) -> list[str]:
         from simcli.report import tables as report
         from simcli.report.fmt import table_lines
-        text = table_lines(tables["ladder"].select(
+        lad = tables["ladder"]
+        text = table_lines(lad.select(
             "rung", "versus", "deals", "win_share", "win_ci_low", "win_ci_high",
             "diff_vs_previous", "diff_ci_low", "diff_ci_high"),
             title="Skill ladder (each rung against the rung below, same deals)", wide=spec.wide)
+        if "order" in lad.columns:
+            text = list(text) + list(table_lines(lad.select(
+                "rung", "versus", "reverse_diff", "reverse_ci_low", "reverse_ci_high", "order"),
+                title="The other way round (one seat of the lower rung among the upper; same deals)",
+                wide=spec.wide))
         ratings = table_lines(tables["ladder_ratings"].select("rung", "rating", "rating_ci_low", "rating_ci_high"),
                               title="Ratings", wide=spec.wide)
         note = (f"rating: Bradley-Terry (Plackett-Luce winner) from the paired games, Elo points, "
                 f"{tables['ladder_ratings']['anchor'][0]} = 0 (simcli/analyses/rating.py)")
-        return list(text) + list(ratings) + [note] + report.skill_gaps(tables)
+        lines = list(text) + list(ratings) + [note]
+        if "order" in lad.columns:
+            loose = [f"{u} / {v}" for u, v, o in zip(lad["rung"], lad["versus"], lad["order"])
+                     if "no table-free order" in o]
+            if loose:
+                lines.append(f"  ! no table-free order between {', '.join(loose)}: the ratings assume one "
+                             f"(Bradley-Terry); read those steps as the table's, not the players' "
+                             f"(each seat's gain depends on who else sits at the table)")
+            else:
+                lines.append("  every pair played both ways keeps one order (95% intervals per pair)")
+        return lines + report.skill_gaps(tables)
 
     def files(self, spec, tables) -> dict:
         return {"ladder.png": ladder_png(tables["ladder"])}
 
     def meta(self, spec, results) -> dict:
-        return {"ladder": {"budgets": self.budgets, "rollout": self.rollout}}
+        m = {"budgets": self.budgets, "rollout": self.rollout}
+        if self.names is not None:
+            m = {"rungs": ",".join(self.names)}
+        if self.both_ways:
+            m["both_ways"] = True
+        return {"ladder": m}

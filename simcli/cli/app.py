@@ -218,9 +218,11 @@ def ladder_cmd(
     game: Annotated[str, typer.Argument(help="game id")],
     players: PlayersOpt = None, variant: VariantOpt = None,
     games: Annotated[int, typer.Option("--games", min=1, help="deals per rung (each replayed once per rotation)")] = 200,
-    budgets: Annotated[str, typer.Option("--budgets", help="mc budgets, increasing from rung to rung (doubling by convention)")] = "4,8,16,32,64",
-    rollout: Annotated[str, typer.Option("--rollout", help="mc rollout policy")] = "heuristic",
+    budgets: Annotated[Optional[str], typer.Option("--budgets", help="mc budgets, increasing from rung to rung (doubling by convention) [default: 4,8,16,32,64]")] = None,
+    rollout: Annotated[Optional[str], typer.Option("--rollout", help="mc rollout policy [default: heuristic]")] = None,
     tuned: Annotated[bool, typer.Option("--tuned/--no-tuned", help="a tuned rung after heuristic (games with a trained file)")] = True,
+    rungs: Annotated[Optional[str], typer.Option("--rungs", help="the rungs instead, weakest first: comma-separated policies, e.g. heuristic,tuned,mc:64,ismcts:512:tuned (replaces --budgets, --rollout, --tuned)")] = None,
+    both_ways: Annotated[bool, typer.Option("--both-ways", help="also play each pair the other way round (one lower seat among upper seats) and say whether it has a table-free order")] = False,
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
     no_progress: NoProgressOpt = False, force: ForceOpt = False, wide: WideOpt = False,
@@ -232,11 +234,20 @@ def ladder_cmd(
     output = _output(out, force)
     if fmt not in export.FORMATS:
         raise SimError(f"unknown --format {fmt!r}; valid formats: {', '.join(export.FORMATS)}")
-    pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout, tuned)
+    names = None
+    if rungs is not None:
+        if budgets is not None or rollout is not None:
+            raise SimError("--rungs names every rung; leave out --budgets and --rollout (they build the default rungs)")
+        names = ladder.parse_rungs(game, rungs)
+    budgets = "4,8,16,32,64" if budgets is None else budgets
+    rollout = "heuristic" if rollout is None else rollout
+    pairs = ladder.ladder_jobs(game, players, variant, ladder.parse_budgets(budgets), rollout, tuned,
+                               names, both_ways)
     execute(RunSpec(jobs=[j for _, _, j in pairs], games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, backend=Backend(backend, scheduler, workers), rotate=True,
                     progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo, wide=wide,
-                    threshold=threshold, resume=resume), ladder.LadderAnalysis(pairs, budgets, rollout))
+                    threshold=threshold, resume=resume), ladder.LadderAnalysis(pairs, budgets, rollout, names,
+                                                                               both_ways))
 
 
 @app.command("tune")
