@@ -226,3 +226,13 @@ def test_crowded_sweep_draws_every_combination_and_their_mean(tmp_path, monkeypa
     assert "against tricks" in text and "Same for every job: game=forecasts-cubes" in text
     assert "Rules in force in every job: <b>rounds=4</b>" in text and "30 jobs, grouped by setup" in text
     assert "rules that differ by job" in text and "<td>tricks_per_round</td>" in text
+
+
+def test_a_ladder_played_both_ways_says_whether_each_pair_keeps_one_order(tmp_path):
+    r = invoke("ladder", "forecasts-cubes", "--players", "4", "--rungs", "random,heuristic", "--both-ways",
+               "--games", "60", "--seed", "3", "--out", tmp_path / "l", "--no-progress")
+    assert r.exit_code == 0, r.output
+    text = html_report.write_html(tmp_path / "l", tmp_path / "page.html").read_text()
+    assert "Skill ladder" in text and "the other way round" in text and "reverse_diff" in text
+    # random against the heuristic keeps one order (a random seat among heuristics loses)
+    assert "Every pair keeps one order" in text and "No table-free order" not in text

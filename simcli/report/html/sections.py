@@ -102,8 +102,18 @@ def overview(rep: Report, figs) -> str:
 
 def ladder(rep: Report, figs) -> str:
     lad = rep.table("ladder")
+    both = ""
+    if "order" in lad.columns:   # --both-ways: each pair also played the other way round
+        loose = [f"{esc(u)} / {esc(v)}" for u, v, o in zip(lad["rung"], lad["versus"], lad["order"])
+                 if "no table-free order" in o]
+        both = ("<p>Each pair was also played the other way round (one seat of the lower rung among "
+                "the upper: <code>reverse_diff</code>, lower minus upper). "
+                + (f"<strong>No table-free order</strong> between {', '.join(loose)}: each side gains "
+                   "as the odd seat out (or each as the majority), so the rating step there describes "
+                   "the table, not the players.</p>" if loose else
+                   "Every pair keeps one order both ways round (95% intervals per pair).</p>"))
     return ("<p>Each rung plays the rung below it on the same deals, seat-rotated: its win share per "
-            "seat held (dashed: equal skill, 1/P) and its paired difference.</p>"
+            "seat held (dashed: equal skill, 1/P) and its paired difference.</p>" + both
             + plots.ladder_figure(figs, lad) + frame_table(lad, digits=3))
 
 
