@@ -96,3 +96,20 @@ def test_bad_rungs_are_one_line(args, needle, tmp_path):
     r = invoke("ladder", "forecasts-cubes", *args, "--out", tmp_path / "o")
     assert r.exit_code == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_both_ways_adds_the_other_seating_to_the_findings(tmp_path):
+    """The reverse row's effect is the upper rung's seats minus the lower odd seat: flagged, as a
+    forward row is, when the upper rung loses by the threshold (hand-made ladder rows)."""
+    from simcli.report import findings as fd
+    lad = pl.DataFrame([{"game": "g", "variant": "v", "players": 4, "rung": "b", "versus": "a",
+                         "diff_vs_previous": 0.12, "diff_ci_low": 0.09, "diff_ci_high": 0.15, "p_value": 1e-9,
+                         "reverse_diff": 0.05, "reverse_ci_low": 0.03, "reverse_ci_high": 0.07,
+                         "reverse_p_value": 1e-5, "order": "odd seat out wins: no table-free order"}])
+    rows = fd.finalize(fd.ladder_rows({"ladder": lad}), fd.Settings())
+    back = rows.filter(pl.col("subject") == "b - a (other way round)").row(0, named=True)
+    assert back["effect"] == pytest.approx(-0.05) and back["ci_low"] == pytest.approx(-0.07)
+    assert back["ci_high"] == pytest.approx(-0.03) and back["flagged"]
+    assert "no table-free order" in back["message"]
+    fwd = rows.filter(pl.col("subject") == "b - a").row(0, named=True)
+    assert not fwd["flagged"]          # the stronger rung winning is no imbalance

@@ -19,7 +19,9 @@ headline, and stay in the table. Kinds (each command adds its own):
                policies: its rule changes nothing here (no test; always flagged)
   restriction  ablate: a restricted seat that beats its unrestricted base on the same deals
                (flagged only for a gain: the base policy misplays that option)
-  ladder       ladder: a rung against the rung below (flagged when the stronger rung loses)
+  ladder       ladder: a rung against the rung below (flagged when the stronger rung loses); with
+               --both-ways also the other way round (effect: the upper rung's seats minus the one
+               lower seat among them; flagged when the upper rung loses there too)
   tune         tune: the best candidate's metric against the target (flagged when it misses)
   check        check: a metric that moved against the baseline (flagged = the check fails)
   expectation  check: a designer expectation that does not hold (no test; always flagged)
@@ -254,6 +256,14 @@ def ladder_rows(tables: dict) -> list[dict]:
             k, "ladder", f"{r['rung']} - {r['versus']}", d, r["diff_ci_low"], r["diff_ci_high"],
             r["p_value"], f"{_job_label(k)}: {r['rung']} {word} {r['versus']} by {d:+.3f} "
                           f"[{r['diff_ci_low']:+.3f}, {r['diff_ci_high']:+.3f}] per seat, same deals"))
+        if r.get("reverse_diff") is not None:     # --both-ways: upper seats minus the lower odd seat
+            e, lo, hi = -r["reverse_diff"], -r["reverse_ci_high"], -r["reverse_ci_low"]
+            word = "beats" if e > 0 else "loses to"
+            out.append(finding(
+                k, "ladder", f"{r['rung']} - {r['versus']} (other way round)", e, lo, hi,
+                r["reverse_p_value"],
+                f"{_job_label(k)}: the other way round, {r['rung']} {word} one {r['versus']} seat "
+                f"among it by {e:+.3f} [{lo:+.3f}, {hi:+.3f}] per seat, same deals ({r['order']})"))
     return out
 
 
