@@ -683,6 +683,19 @@ def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, de
 
 
 @jit
+def _sample_arrays(P, round_played):
+    """A search decision's working arrays: a sample's hands (det), the shuffle's scratch, the
+    rollout's copies of hands, cubes, forecasts, Advisories and the trick (h2, c2, f2, a2, p2),
+    and the cards seen this round (what ``_determinize`` must not re-deal)."""
+    seen = np.int64(0)
+    for o in range(P):
+        seen |= round_played[o]
+    return (np.zeros(P, dtype=np.int64), np.zeros(40, dtype=np.int64), np.zeros(P, dtype=np.int64),
+            np.zeros(3, dtype=np.int64), np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
+            np.zeros(P, dtype=np.int64), seen)
+
+
+@jit
 def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_left, advisory_on, P, t,
                   n_tricks, leader, played, k, led_suit, best_card, red, rpol, keys, ctrs, slot, mcstat,
                   forbid, kn, kb, rnd):
@@ -754,16 +767,7 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
                             round_played, red, budget, rpol, keys, ctrs, slot, mcstat, forbid, kn,
                             kb, rnd)
     total = np.zeros(n_opt, dtype=np.int64)
-    det = np.zeros(P, dtype=np.int64)
-    scratch = np.zeros(40, dtype=np.int64)
-    h2 = np.zeros(P, dtype=np.int64)
-    c2 = np.zeros(3, dtype=np.int64)
-    f2 = np.zeros(P, dtype=np.int64)
-    a2 = np.zeros(P, dtype=np.int64)
-    p2 = np.zeros(P, dtype=np.int64)
-    seen = 0
-    for o in range(P):
-        seen |= round_played[o]
+    det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
     for _ in range(budget):
         _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
                        kn, kb)
@@ -802,16 +806,7 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
     played once, and options the leader clearly beats on common samples stop being sampled."""
     alive, total, S, Q = race.new_race(n_opt)
     vals = np.zeros(n_opt, dtype=np.int64)
-    det = np.zeros(P, dtype=np.int64)
-    scratch = np.zeros(40, dtype=np.int64)
-    h2 = np.zeros(P, dtype=np.int64)
-    c2 = np.zeros(3, dtype=np.int64)
-    f2 = np.zeros(P, dtype=np.int64)
-    a2 = np.zeros(P, dtype=np.int64)
-    p2 = np.zeros(P, dtype=np.int64)
-    seen = 0
-    for o in range(P):
-        seen |= round_played[o]
+    det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
     if kind == 1:
         _equivalent_cards(options, n_opt, hands[me], seen, alive)
     base = ctrs[slot]
@@ -871,21 +866,12 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
     n_nodes = 1
     path = np.zeros((P + 1) * n_tricks + 2, dtype=np.int64)
     pts = np.zeros(P, dtype=np.int64)
-    det = np.zeros(P, dtype=np.int64)
-    scratch = np.zeros(40, dtype=np.int64)
-    h2 = np.zeros(P, dtype=np.int64)
-    c2 = np.zeros(3, dtype=np.int64)
-    f2 = np.zeros(P, dtype=np.int64)
-    a2 = np.zeros(P, dtype=np.int64)
-    p2 = np.zeros(P, dtype=np.int64)
+    det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
     root = np.int64(0)
     for i in range(n_opt):
         code = (options[i] if kind == 1 else _FC_CODE + options[i] if kind == 0
                 else _MOVE_CODE + options[i])
         root |= np.int64(1) << code
-    seen = 0
-    for o in range(P):
-        seen |= round_played[o]
     c_explore = explore / 100.0
     for _ in range(iterations):
         _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
