@@ -682,6 +682,16 @@ def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, de
                                    kn[kb + K_FC_FLIP], keys, ctrs, slot)
 
 
+@jit(inline='always')
+def _follow(c, k, led_suit, best_card):
+    """(led suit, best card) of a trick after card ``c`` is played ``k``-th into it."""
+    if k == 0:
+        return suit_of(c), c
+    if beats(c, best_card, led_suit):
+        return led_suit, c
+    return led_suit, best_card
+
+
 @jit
 def _sample_arrays(P, round_played):
     """A search decision's working arrays: a sample's hands (det), the shuffle's scratch, the
@@ -715,11 +725,7 @@ def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_l
     elif kind == 1:
         h2[me] &= ~(np.int64(1) << opt)
         p2[me] = opt
-        if kk == 0:
-            ls = suit_of(opt)
-            bc = opt
-        elif beats(opt, bc, ls):
-            bc = opt
+        ls, bc = _follow(opt, kk, ls, bc)
         kk += 1
     else:
         size = opt // 2
@@ -930,11 +936,7 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
             else:
                 h2[mover] &= ~(np.int64(1) << a)
                 p2[mover] = a
-                if kk == 0:
-                    ls = suit_of(a)
-                    bc = a
-                elif beats(a, bc, ls):
-                    bc = a
+                ls, bc = _follow(a, kk, ls, bc)
                 kk += 1
                 if kk == P:             # the trick is complete: its winner moves next
                     w = trick_winner(p2, ld, P)
@@ -942,21 +944,7 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
                     mv = True
             if new:
                 break
-        if tt < n_tricks and mv:        # the pending cube move by the rollout policy
-            singles = legal_cube_moves_in(c2, rd, 1)
-            if singles:
-                doubles = legal_cube_moves_in(c2, rd, 2) if (advisory_on and a2[w] == 1) else 0
-                if w == me and forbid != 0:
-                    singles, doubles, _ = restrict_moves(forbid, singles, doubles)
-                size, option = _choose_move(rpol, c2, rd, f2[w], doubles != 0, singles, doubles,
-                                            keys, ctrs, slot, adv_gain_at(kn, kb, rnd),
-                                            kn[kb + K_TIEBREAK])
-                c2[HOT], c2[NEUTRAL], c2[COLD] = apply_cube_move(c2[HOT], c2[NEUTRAL], c2[COLD], rd,
-                                                                 size, option)
-                if size == 2:
-                    a2[w] = 0
-            ld, tt, kk, ls, bc = w, tt + 1, 0, -1, -1
-        if tt < n_tricks:
+        if tt < n_tricks:               # a cube move still due (kk = P) is the rollout's first step
             mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
                                   rpol, keys, ctrs, slot, me, forbid, kn, kb, rnd)
         mcstat[0] += 1
