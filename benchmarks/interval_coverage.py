@@ -126,7 +126,7 @@ def toy_coverage(reps: int, deals: int, seed0: int = 1, until_ci: float = TOY_UN
         for ab, lo, hi, _ in iv["paired"]:
             tally.add("paired", lo, hi, t_rot["paired"][ab])
         (lad,) = runner.run_jobs([lad_job], deals, seed, progress=False, rotate=True)
-        row = ladder.ladder_table([lad], [None]).row(0, named=True)
+        row = ladder.ladder_table([lad]).row(0, named=True)
         tally.add("ladder win share", row["win_ci_low"], row["win_ci_high"], t_lad["policies"][row["rung"]])
         tally.add("ladder difference", row["diff_ci_low"], row["diff_ci_high"],
                   t_lad["paired"][(row["rung"], row["versus"])])

@@ -93,13 +93,14 @@ def order_verdict(f: dict, r: dict) -> str:
     return "level"
 
 
-def ladder_table(results, pairs) -> pl.DataFrame:
+def ladder_table(results) -> pl.DataFrame:
     """One row per rung against the rung below; with reverse seatings (``--both-ways``) also the
     lower seat's paired difference among upper seats and the pair's ``order``."""
     rows = []
-    for (upper, lower, job), r in zip(pairs, results):
+    for r in results:
         pt = r.policy
-        if job.labels.get("seating") == "reverse":
+        job = r.job
+        if (getattr(job, "labels", None) or {}).get("seating") == "reverse":
             # the lower rung holds seat 0 here: its one seat minus an upper seat
             d = paired_difference(pt, pt.names.index(job.policies[0]),
                                   1 - pt.names.index(job.policies[0]))
@@ -165,7 +166,7 @@ class LadderAnalysis(Analysis):
 
     def tables(self, spec, results) -> dict:
         tables = super().tables(spec, results)
-        tables["ladder"] = ladder_table(results, self.pairs)
+        tables["ladder"] = ladder_table(results)
         tables["ladder_ratings"] = rating.ratings(tables["ladder"])
         return tables
 
