@@ -88,6 +88,7 @@ def test_both_ways_plays_the_reverse_seating_on_the_same_deals(tmp_path):
 @pytest.mark.parametrize("args,needle", [
     (["--rungs", "heuristic"], "at least two policies"),
     (["--rungs", "heuristic,tuned,heuristic"], "names a policy twice"),
+    (["--rungs", "mc:8,mc:8:heuristic"], "names a policy twice"),
     (["--rungs", "heuristic,tuned", "--budgets", "2,4"], "leave out --budgets"),
     (["--rungs", "heuristic,bogus"], "valid policies"),
 ])

@@ -44,13 +44,18 @@ def rungs(game: str, budgets: list[int], rollout: str, variant: str | None = Non
 
 
 def parse_rungs(game: str, text: str) -> list[str]:
-    """``--rungs``: comma-separated policies, weakest first, at least two, each once."""
+    """``--rungs``: comma-separated policies, weakest first, at least two, each once (compared
+    with every argument filled in: ``mc:64`` and ``mc:64:heuristic`` are one policy)."""
     names = [w.strip() for w in text.split(",") if w.strip()]
     if len(names) < 2:
         raise SimError(f"--rungs {text!r}: give at least two policies, weakest first "
                        f"(e.g. heuristic,tuned,mc:64)")
-    if len(set(names)) < len(names):
-        raise SimError(f"--rungs {text!r} names a policy twice; each rung plays the one below it")
+    mod = cfg.game_module(game)
+    full = [cfg.parse_policy(w, mod.POLICIES, getattr(mod, "POLICY_ARGS", {}),
+                             getattr(mod, "RESTRICTIONS", ()))[0] for w in names]
+    if len(set(full)) < len(full):
+        raise SimError(f"--rungs {text!r} names a policy twice ({', '.join(full)}); each rung plays "
+                       f"the one below it")
     return names
 
 
