@@ -95,6 +95,32 @@ def reproducible_rows(job, games: int = 12, seed: int = 9, traced: int = 3):
     return a
 
 
+def cubes_search(pol, kind, options, hands, cubes, t, k, round_played, red, budget, seed=3,
+                 explore=0, forbid=0, adv_left=(0, 0, 0, 0), advisory=False, forecast=None):
+    """(pick, rollouts) of a forecasts-cubes search decision (``fc._mc_choose`` with seat policy
+    ``pol``: race or ismcts, whose ``budget`` is then its iterations) for seat 0 (forecast
+    ``forecast``, default Hot; the others Cold), round 0, leader seat 0, nothing led in the current
+    trick unless ``k`` > 0, heuristic rollouts, the default knobs."""
+    import numpy as np
+    from kernels import forecasts_cubes as fc
+    from kernels import rng
+    P = 4
+    keys = np.zeros(2 * P + 1, dtype=np.uint64)
+    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    keys[P + 1] = rng.stream_key(seed, 0, rng.SEARCH, 0)
+    mcstat = np.zeros(2, np.int64)
+    opts = np.zeros(13, np.int64)
+    opts[:len(options)] = options
+    f = fc.F_HOT if forecast is None else forecast
+    i = fc._mc_choose(kind, 0, opts, len(options), np.asarray(hands, np.int64),
+                      np.asarray(cubes, np.int64), np.array([f, 1, 1, 1], np.int64),
+                      np.asarray(adv_left, np.int64), advisory, P, t, 10, 0, np.zeros(P, np.int64),
+                      k, -1, -1, np.zeros(P, np.int64), np.asarray(round_played, np.int64), red,
+                      budget, fc.P_HEURISTIC, keys, ctrs, P + 1, mcstat, forbid, fc.KNOB_DEFAULTS,
+                      0, 0, pol, explore)
+    return int(opts[i]), int(mcstat[0])
+
+
 def paired_match(game: str, seats: str, deals: int, seed: int = 5, players: int | None = None):
     """(policy tally, paired difference of the first two policies) on seat-rotated deals."""
     (res,) = runner.run_jobs([cfg.resolve(game, players=players, seats=seats)], deals, seed,

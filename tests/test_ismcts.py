@@ -12,7 +12,7 @@ from kernels import ismcts, layout, rng
 from kernels.cards import parse_card
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
-from tests.helpers import paired_match, reproducible_rows
+from tests.helpers import cubes_search, paired_match, reproducible_rows
 
 T = ismcts
 
@@ -98,24 +98,10 @@ def _hand(*names):
     return m
 
 
-def _choose(kind, options, hands, cubes, t, k, round_played, red, iterations, explore=70, seed=3,
-            forbid=0, adv_left=(0, 0, 0, 0), advisory=False, forecast=fc.F_HOT):
-    """(pick, rollouts) of ``fc._ismcts_choose`` for seat 0 (forecast ``forecast``, the others
-    Cold), round 0, leader seat 0, nothing led in the current trick."""
-    P = 4
-    keys = np.zeros(2 * P + 1, dtype=np.uint64)
-    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
-    keys[P + 1] = rng.stream_key(seed, 0, rng.SEARCH, 0)
-    mcstat = np.zeros(2, np.int64)
-    opts = np.zeros(13, np.int64)
-    opts[:len(options)] = options
-    i = fc._ismcts_choose(kind, 0, opts, len(options), np.asarray(hands, np.int64),
-                          np.asarray(cubes, np.int64), np.array([forecast, 1, 1, 1], np.int64),
-                          np.asarray(adv_left, np.int64), advisory, P, t, 10, 0, np.zeros(P, np.int64),
-                          k, -1, -1, np.zeros(P, np.int64), np.asarray(round_played, np.int64), red,
-                          iterations, explore, fc.P_HEURISTIC, keys, ctrs, P + 1, mcstat, forbid,
-                          fc.KNOB_DEFAULTS, 0, 0)
-    return int(opts[i]), int(mcstat[0])
+def _choose(kind, options, hands, cubes, t, k, round_played, red, iterations, explore=70, seed=3):
+    """(pick, rollouts) of the ismcts player's decision for seat 0 (tests/helpers.cubes_search)."""
+    return cubes_search(fc.P_ISMCTS, kind, options, hands, cubes, t, k, round_played, red, iterations,
+                        seed, explore)
 
 
 @pytest.mark.parametrize("explore", [0, 70, 200])

@@ -7,10 +7,10 @@ import pytest
 
 from kernels import forecasts_bid as fb
 from kernels import forecasts_cubes as fc
-from kernels import layout, race, rng
+from kernels import layout, race
 from kernels.cards import parse_card
 from simcli.config import jobs as cfg
-from tests.helpers import reproducible_rows
+from tests.helpers import cubes_search, reproducible_rows
 
 
 # ---- the race itself, on hand-made sample values ---------------------------------------------
@@ -55,21 +55,8 @@ def test_a_noisy_small_lead_is_not_dropped():
 
 # ---- forecasts-cubes: hand-built decisions ----------------------------------------------------
 def _cubes_choose(kind, options, hands, cubes, t, k, round_played, red, budget, seed=3):
-    """(pick, rollouts) of ``fc._race_choose`` for seat 0 (forecast hot, the others cold), round 0,
-    leader seat 0, nothing led in the current trick unless ``k`` > 0."""
-    P = 4
-    keys = np.zeros(2 * P + 1, dtype=np.uint64)
-    ctrs = np.zeros(2 * P + 1, dtype=np.int64)
-    keys[P + 1] = rng.stream_key(seed, 0, rng.SEARCH, 0)
-    mcstat = np.zeros(2, np.int64)
-    opts = np.zeros(13, np.int64)
-    opts[:len(options)] = options
-    i = fc._race_choose(kind, 0, opts, len(options), np.asarray(hands, np.int64),
-                        np.asarray(cubes, np.int64), np.array([fc.F_HOT, 1, 1, 1], np.int64),
-                        np.zeros(P, np.int64), False, P, t, 10, 0, np.zeros(P, np.int64), k, -1, -1,
-                        np.zeros(P, np.int64), np.asarray(round_played, np.int64), red, budget,
-                        fc.P_HEURISTIC, keys, ctrs, P + 1, mcstat, 0, fc.KNOB_DEFAULTS, 0, 0)
-    return int(opts[i]), int(mcstat[0])
+    """(pick, rollouts) of the race player's decision for seat 0 (tests/helpers.cubes_search)."""
+    return cubes_search(fc.P_RACE, kind, options, hands, cubes, t, k, round_played, red, budget, seed)
 
 
 def test_cubes_last_move_of_a_round_takes_the_cube_that_scores():

@@ -164,9 +164,9 @@ class LadderAnalysis(Analysis):
     name = "ladder"
     has_skill = False   # the ladder is itself the comparison across levels
 
-    def __init__(self, pairs, budgets: str, rollout: str, names: list[str] | None = None,
+    def __init__(self, budgets: str, rollout: str, names: list[str] | None = None,
                  both_ways: bool = False):
-        self.pairs, self.budgets, self.rollout = pairs, budgets, rollout
+        self.budgets, self.rollout = budgets, rollout
         self.names, self.both_ways = names, both_ways
 
     def tables(self, spec, results) -> dict:

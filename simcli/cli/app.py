@@ -246,7 +246,7 @@ def ladder_cmd(
     execute(RunSpec(jobs=[j for _, _, j in pairs], games=games, seed=DEFAULT_SEED if seed is None else seed,
                     threads=threads, backend=Backend(backend, scheduler, workers), rotate=True,
                     progress=show_progress(no_progress), fmt=fmt, output=output, echo=typer.echo, wide=wide,
-                    threshold=threshold, resume=resume), ladder.LadderAnalysis(pairs, budgets, rollout, names,
+                    threshold=threshold, resume=resume), ladder.LadderAnalysis(budgets, rollout, names,
                                                                                both_ways))
 
 
