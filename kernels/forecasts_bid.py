@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import prange
 
-from . import arc, builds, layout, race, rng
+from . import arc, builds, ismcts, layout, race, rng
 from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     DIAMONDS, FOLLOW_MASK, N_CARDS, N_RANKS, RANK_A, RANK_K, RANK_Q, SUIT_MASK,
@@ -68,14 +68,14 @@ RULES = (
                 "says 'finish strictly above'; they differ only after a sudden death"),
 )
 
-P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED, P_RACE, P_HALVE, P_SIFT = 0, 1, 2, 3, 4, 5, 6, 7
+P_RANDOM, P_HEURISTIC, P_RIVAL, P_MC, P_TUNED, P_RACE, P_HALVE, P_SIFT, P_ISMCTS = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 
 # ``rival`` is the Rival's automaton: only for the Rival's own seat row (``extra_seats``), never
 # for a player seat (the kernel recognises the Rival Station by that code in the third seat row).
 # ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below).
 POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "rival": P_RIVAL, "mc": P_MC,
-            "tuned": P_TUNED, "race": P_RACE, "halve": P_HALVE, "sift": P_SIFT}
+            "tuned": P_TUNED, "race": P_RACE, "halve": P_HALVE, "sift": P_SIFT, "ismcts": P_ISMCTS}
 FIXED_POLICIES = ("rival",)
 # mc:BUDGET:ROLLOUT - samples per decision (every option is played forward from each sample)
 # and the policy every seat follows inside a rollout
@@ -103,7 +103,11 @@ POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, No
                "halve": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
                          _OBJECTIVE_ARG),
                "sift": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
-                        ("objective", 0, 0, 10 * len(race.SIFT_FIRST) - 1, SIFT_OBJECTIVES))}
+                        ("objective", 0, 0, 10 * len(race.SIFT_FIRST) - 1, SIFT_OBJECTIVES)),
+               # ismcts:ITERATIONS:ROLLOUT:EXPLORE - tree iterations per decision (one sample and
+               # one rollout each), the rollout policy, the UCB constant in hundredths
+               "ismcts": (("iterations", 256, 2, 65536), ("rollout", "heuristic", None, None),
+                          ("explore", 30, 0, 1000, "the UCB exploration constant in hundredths"))}
 
 
 def check_seat(row) -> None:
@@ -295,7 +299,8 @@ S_FORBID = S_NEXT + MAX_SEATS      # + seat: restriction bits it obeys (restrict
 S_WATCH = S_FORBID + MAX_SEATS     # + seat: restriction bits only counted
 S_KNOB = S_WATCH + MAX_SEATS       # + NK * seat: the seat's knobs (KNOBS; a heuristic seat: the defaults)
 S_RACE = S_KNOB + NK * MAX_SEATS   # + seat: 1 when its search is raced (``race``), 2 by successive
-                                   # halving (``halve``); its S_POLICY is P_MC
+                                   # halving (``halve``), SEARCH_SIFT + k sifted (``sift``), below 0
+                                   # a tree search (``ismcts``); its S_POLICY is P_MC
 S_MCOBJ = S_RACE + MAX_SEATS       # + seat: its search's objective (OBJ_MEAN .. OBJ_INVEST)
 ST_SIZE = S_MCOBJ + MAX_SEATS
 
@@ -2038,6 +2043,27 @@ def trick_rest(st, keys, ctrs):
     return S - k0
 
 
+@jit(inline='always')
+def round_to_tricks(st, phase, j, keys, ctrs, ev, ev_n):
+    """The round's phases before its tricks, from seat ``j`` (from the dealer's left) of
+    ``phase`` (PH_INVEST, PH_BID or PH_MARKET) on, with the game's own phase functions
+    (``search`` None), up to its first trick (first_trick); streams as round_rest's."""
+    S = st[S_SEATS]
+    if phase == PH_INVEST:
+        invest_phase(st, keys, ctrs, ev, ev_n, j, None)
+        deal(st, keys, ctrs, S + SLOT_DEAL_OFFSET)
+        phase = PH_BID
+        j = 0
+    if phase == PH_BID:
+        bid_phase(st, keys, ctrs, ev, ev_n, j, None)
+        j = 0
+    if st[S_MARKET_ON]:
+        market_phase(st, keys, ctrs, ev, ev_n, j, None)
+    if st[S_RIVAL] >= 0:
+        build_rival_deck(st, keys, ctrs, S + SLOT_AUX_OFFSET)
+    first_trick(st)
+
+
 @jit(inline='always')    # into _option_value (no reference counting there: jit_borrowing)
 def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
     """Play the round on to its scoring from seat ``j`` (from the dealer's left) of ``phase``
@@ -2046,21 +2072,8 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
     simulated."""
     S = st[S_SEATS]
     plays = 0
-    if phase == PH_INVEST:
-        invest_phase(st, keys, ctrs, ev, ev_n, j, None)
-        deal(st, keys, ctrs, S + SLOT_DEAL_OFFSET)
-        phase = PH_BID
-        j = 0
-    if phase == PH_BID:
-        bid_phase(st, keys, ctrs, ev, ev_n, j, None)
-        phase = PH_MARKET
-        j = 0
-    if phase == PH_MARKET:
-        if st[S_MARKET_ON]:
-            market_phase(st, keys, ctrs, ev, ev_n, j, None)
-        if st[S_RIVAL] >= 0:
-            build_rival_deck(st, keys, ctrs, S + SLOT_AUX_OFFSET)
-        first_trick(st)
+    if phase != PH_TRICKS:
+        round_to_tricks(st, phase, j, keys, ctrs, ev, ev_n)
     elif heuristic_rollout(st):     # a card decision: the trick in progress, then the rest
         k0 = 0
         for s in range(S):
@@ -2130,12 +2143,12 @@ def game_rest(st, keys, ctrs, ev, ev_n):
     return plays
 
 
-@jit(inline='always')    # into _option_value: one call a rollout, not three
-def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
-    """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample) and play
-    the round on (me's own rest of a Market turn by its rollout policy); returns card plays.
-    ``j``: me's place from the dealer's left; Market: ``shed`` (the heuristic's discard side),
-    ``taken`` (cards the action takes), ``done`` (cards already taken / discarded)."""
+@jit(inline='always')
+def apply_option(st, me, dkind, opt, shed, taken, done, keys, ctrs):
+    """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample), with me's
+    own rest of a Market turn by its rollout policy; returns the phase the round goes on from.
+    Market: ``shed`` (the heuristic's discard side), ``taken`` (cards the action takes),
+    ``done`` (cards already taken / discarded)."""
     phase = PH_MARKET
     if dkind == D_INVEST:
         if opt:
@@ -2157,6 +2170,15 @@ def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     else:
         apply_play(st, me, opt)
         phase = PH_TRICKS
+    return phase
+
+
+@jit(inline='always')    # into _option_value: one call a rollout, not three
+def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
+    """Apply option ``opt`` of seat ``me``'s decision ``dkind`` to ``st`` (a sample:
+    apply_option) and play the round on; returns card plays. ``j``: me's place from the
+    dealer's left."""
+    phase = apply_option(st, me, dkind, opt, shed, taken, done, keys, ctrs)
     return round_rest(st, phase, j + 1, keys, ctrs, ev, ev_n)
 
 
@@ -2373,6 +2395,8 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
     every option forward from it (common random numbers: the same rollout streams too); ties go
     to the earlier option. Draws only on stream ``slot`` (me's SEARCH stream). A ``race`` seat
     races the options instead (``race_search``)."""
+    if st[S_RACE + me] < 0:
+        return ismcts_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
     if st[S_RACE + me] == SEARCH_HALVE:
         return halve_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot)
     if st[S_RACE + me] >= SEARCH_SIFT:
@@ -2407,6 +2431,104 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
         if wins[i] > wins[best] or (wins[i] == wins[best] and total[i] > total[best]):
             best = i
     return best
+
+
+# ismcts (kernels/ismcts.py; docs/search.md, "Information-set MCTS"): a tree per decision over the
+# rest of the round from it. The root's children are the decision's options (by index); after the
+# root's option the phases before the tricks (the other seats' bids, the Market) are played by
+# the rollout policy as mc's rollouts play them, and every seat's card plays are nodes (the
+# Rival's flips are not decisions and make none). A node is credited with its mover's value:
+# ISMCTS_UNIT x (S - 1) x (its Reputation change this round minus the other seats' mean
+# change), and in a round that can end the game ISMCTS_UNIT x (S - 1) x ISMCTS_WIN more for a
+# win (shared by a tie: ISMCTS_UNIT = 12 keeps every share an integer); the UCB constant is
+# explore / 100 on rewards / (ISMCTS_UNIT x (S - 1) x ISMCTS_SCALE), so 10 Reputation over the
+# others' mean is one unit, as 10 round points are in forecasts-cubes' tree.
+# S_RACE holds -(1 + explore) for an ismcts seat (any negative value: ismcts).
+ISMCTS_UNIT = 12
+ISMCTS_SCALE = 10
+ISMCTS_WIN = 30      # a win in a round that can end the game, in Reputation over the others' mean
+
+
+@jit(_nrt=True)    # allocates its tree and working arrays (as mc_search)
+def ismcts_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
+    """Index of seat ``me``'s option among ``opts[:n_opt]`` (at most 63) by single-observer
+    ISMCTS over the rest of the round: S_MCARG iterations, each a sample of what me cannot see
+    (mc's sampler, every seat on me's rollout policy), a walk down the tree (the option, the
+    phases before the tricks by the rollout policy, then every seat's cards as nodes, legal in
+    this sample), one node added, the round played out as mc's rollouts play it, and every node
+    on the path credited with its mover's value (ISMCTS_* above). The decision: the option
+    visited most (kernels/ismcts.most_visited). Draws only on stream ``slot``."""
+    S = st[S_SEATS]
+    H = st[S_HAND_SIZE]
+    iterations = st[S_MCARG + 2 * me]
+    c_explore = (-st[S_RACE + me] - 1) / 100.0
+    scale = ISMCTS_UNIT * (S - 1) * ISMCTS_SCALE
+    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    tree = ismcts.new_tree(iterations)
+    n_nodes = 1
+    path = np.zeros(S * H + 2, dtype=np.int64)
+    res = np.zeros(S, dtype=np.int64)
+    det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
+    init_search(st, me, det, sim)
+    root = (ONE << n_opt) - 1
+    rival = st[S_RIVAL]
+    plays = 0
+    for _ in range(iterations):
+        _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+        copy_live(det, sim)
+        for p in range(S + 2):
+            rctrs[p] = 0
+        heur = heuristic_rollout(sim)
+        node, n_nodes, new = ismcts.select(tree, n_nodes, ismcts.ROOT, root, me, c_explore, scale,
+                                           keys, ctrs, slot)
+        path[0] = node
+        depth = 1
+        phase = apply_option(sim, me, dkind, opts[tree[node, ismcts.ACT]], shed, taken, done,
+                             rkeys, rctrs)
+        if phase != PH_TRICKS:
+            round_to_tricks(sim, phase, j + 1, rkeys, rctrs, ev, ev_n)
+        while not new and sim[S_TRICK] < H:
+            k0 = 0
+            for o in range(S):
+                if sim[ix(S_PLAYED + o)] >= 0:
+                    k0 += 1
+            if k0 == S:             # a complete trick: its winner leads the next
+                start_trick(sim, finish_trick(sim))
+                continue
+            s = sim[S_LEADER] + k0
+            if s >= S:
+                s -= S
+            if s == rival:
+                apply_play(sim, s, rival_play(sim, s))
+                plays += 1
+                continue
+            legal = legal_plays(sim[ix(S_HAND + s)], sim[S_LED_SUIT])
+            prefer = heuristic_card(sim, s, legal) if heur else -1
+            node, n_nodes, new = ismcts.select(tree, n_nodes, node, legal, s, c_explore, scale,
+                                               keys, ctrs, slot, prefer)
+            path[depth] = node
+            depth += 1
+            apply_play(sim, s, tree[node, ismcts.ACT])
+            plays += 1
+        if sim[S_TRICK] < H:
+            plays += round_rest(sim, PH_TRICKS, 0, rkeys, rctrs, ev, ev_n)
+        else:
+            rollout_scoring(sim)
+        total = 0
+        for o in range(S):
+            res[o] = sim[ix(S_REP + o)] - st[ix(S_REP + o)]
+            total += res[o]
+        for o in range(S):
+            res[o] = ISMCTS_UNIT * (S * res[o] - total)
+        if final:
+            w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
+            for o in range(S):
+                if (w >> o) & 1:
+                    res[o] += ISMCTS_UNIT * (S - 1) * ISMCTS_WIN // popcount(w)
+        ismcts.backup(tree, path, depth, res)
+    st[S_COUNT + C_MC_ROLLOUTS] += iterations
+    st[S_COUNT + C_MC_PLAYS] += plays
+    return ismcts.most_visited(tree)
 
 
 # A race's per-sample value in a round that can end the game: win units first (|value| < 2^15
@@ -2691,17 +2813,21 @@ def new_game(params, seats, seed, g, st, keys, ctrs, search):
             elif search is not None and pol == P_SIFT:   # raced, conservative schedule
                 pol = P_MC
                 st[ix(S_RACE + s)] = SEARCH_SIFT + seats[s, 3] // 10
+            elif search is not None and pol == P_ISMCTS:  # a tree search (ismcts_search)
+                pol = P_MC
+                st[ix(S_RACE + s)] = -1 - seats[s, 3]
             st[ix(S_POLICY + s)] = P_HEURISTIC if pol == P_TUNED else pol
             # init_game wrote the defaults: only a seat with its own row loads it (a call and a
             # copy for every seat cost ~230 instructions, measured)
             p_mc = ((seats[s, 0] if (seats[s, 0] == P_RACE or seats[s, 0] == P_HALVE
-                                     or seats[s, 0] == P_SIFT) else P_MC)
+                                     or seats[s, 0] == P_SIFT or seats[s, 0] == P_ISMCTS)
+                     else P_MC)
                     if search is not None else -1)
             load_own_knob_row(seats, s, NK, P_TUNED, p_mc, st, S_KNOB + NK * s)
             if search is not None and pol == P_MC:
                 st[S_MCARG + 2 * s] = seats[s, 1]
                 st[S_MCARG + 2 * s + 1] = seats[s, 2]
-                if seats.shape[1] > 3:
+                if seats.shape[1] > 3 and seats[s, 0] != P_ISMCTS:   # ismcts: OBJ_MEAN's form
                     st[ix(S_MCOBJ + s)] = seats[s, 3] % 10
                 keys[S + SLOT_SEARCH_OFFSET + s] = rng.index_key(rng.kind_key(gkey, rng.SEARCH), s)
     return gkey
@@ -2827,7 +2953,7 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(
-    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_HALVE, P_SIFT))
+    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_HALVE, P_SIFT, P_ISMCTS))
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:
     """Per-variant rates from the integer counter sums (NaN where nothing was counted)."""

@@ -1,5 +1,6 @@
-"""Information-set MCTS (``ismcts``, kernels/ismcts.py; forecasts-cubes): the tree's steps on
-hand-made nodes, hand-built decisions, no peeking, restrictions, reproducibility, strength."""
+"""Information-set MCTS (``ismcts``, kernels/ismcts.py; forecasts-cubes and forecasts-bid): the
+tree's steps on hand-made nodes, hand-built decisions, no peeking, restrictions, reproducibility,
+strength."""
 from __future__ import annotations
 
 import math
@@ -181,3 +182,78 @@ def test_policy_text_names_every_argument_and_refuses_bad_ones():
     for bad in ("ismcts:1", "ismcts:16:mc", "ismcts:16:heuristic:-1"):
         with pytest.raises(SimError):
             cfg.resolve("forecasts-cubes", seats=f"{bad},heuristic,heuristic,heuristic")
+
+
+# ---- forecasts-bid (forecasts_bid.ismcts_search) -------------------------------------------------
+def _bid_ismcts(explore=30):
+    """S_RACE of a forecasts-bid ismcts seat with UCB constant ``explore`` / 100."""
+    from kernels import forecasts_bid as fb
+    return -1 - explore
+
+
+@pytest.mark.parametrize("explore", [0, 30, 150])
+def test_bid_ismcts_takes_the_card_that_wins_the_game(explore):
+    """The hand-built position of tests/test_forecasts_bid_mc.py (its docstring works both lines
+    out by hand): in the last round AD wins the game in every sample, 2C gains more over the
+    others' mean; two rounds before the end no sample ends the game and the round's value (S - 1)
+    x own change minus the others' prefers 2C (+8 against -4)."""
+    from tests.test_forecasts_bid_mc import search_card, winning_card_position
+    for rounds_left, want in ((0, "AD"), (2, "2C")):
+        st, c = winning_card_position(24, rounds_left=rounds_left)
+        for seed in range(3):
+            assert search_card(st, seed, search=_bid_ismcts(explore))[0] == c[want]
+
+
+@pytest.mark.parametrize("players,tricks_before,seed", [(4, -1, 30), (4, 6, 37), (3, 4, 35),
+                                                         (2, -1, 30), (2, 5, 36)])
+def test_bid_ismcts_choice_does_not_depend_on_hidden_cards(players, tricks_before, seed):
+    """Only cards the seat cannot see are moved (tests/test_forecasts_bid_mc._rehide): the samples
+    are the same, so the tree and its choice must be."""
+    from kernels import forecasts_bid as fb
+    from tests.test_forecasts_bid_mc import MC_SEAT, _position, _rehide
+    rs = np.random.default_rng(players * 10 + tricks_before)
+    st, keys, ctrs = _position(players, tricks_before, seed=seed, budget=40)
+    st[fb.S_RACE + MC_SEAT] = _bid_ismcts()
+    S = int(st[fb.S_SEATS])
+    choices, counts = set(), set()
+    for _ in range(4):
+        st2, moved = _rehide(st, rs)
+        assert moved > 0
+        st2 = st2.copy()
+        before = int(st2[fb.S_COUNT + fb.C_MC_ROLLOUTS])
+        if tricks_before < 0:
+            choices.add(int(fb.mc_bid(st2, keys.copy(), ctrs.copy(), MC_SEAT, S - 1)))
+        else:
+            choices.add(int(fb.mc_play(st2, keys.copy(), ctrs.copy(), MC_SEAT)))
+        counts.add(int(st2[fb.S_COUNT + fb.C_MC_ROLLOUTS]) - before)
+    assert counts == {40}, "one rollout an iteration"
+    assert len(choices) == 1
+
+
+@pytest.mark.parametrize("players,seats", [
+    (4, "ismcts:6:random,heuristic,ismcts:5:heuristic:150,mc:3:heuristic"),
+    (3, "ismcts:8:tuned,sift:4,ismcts:5:heuristic:0"),
+    (2, "ismcts:6:heuristic,ismcts:4:tuned:30")])
+def test_bid_ismcts_results_are_identical_across_threads_and_chunks(players, seats):
+    from kernels import forecasts_bid as fb
+    job = cfg.resolve("forecasts-bid", players=players, seats=seats)
+    rows = reproducible_rows(job)
+    S = job.seats.shape[0]
+    assert rows[:, layout.col_counter(S, fb.C_MC_ROLLOUTS)].min() > 0
+
+
+def test_bid_ismcts_beats_the_heuristic_on_paired_deals():
+    for players in (4, 2):
+        seats = ",".join(["ismcts:48"] + ["heuristic"] * (players - 1))
+        _, d = paired_match("forecasts-bid", seats, 40, seed=11, players=players)
+        assert d["ci_low"] > 0, players
+
+
+def test_bid_ismcts_policy_text():
+    from kernels import forecasts_bid as fb
+    job = cfg.resolve("forecasts-bid", seats="ismcts,ismcts:32:tuned:0,heuristic,heuristic")
+    assert list(job.policies[:2]) == ["ismcts:256:heuristic:30", "ismcts:32:tuned:0"]
+    assert job.seats[1, 0] == fb.P_ISMCTS and job.seats[1, 3] == 0
+    for bad in ("ismcts:1", "ismcts:16:mc", "ismcts:16:heuristic:-1", "ismcts:16:rival"):
+        with pytest.raises(SimError):
+            cfg.resolve("forecasts-bid", seats=f"{bad},heuristic,heuristic,heuristic")

@@ -89,7 +89,7 @@ def seats_of(players, policies, forbid=(), watch=(), width=SEAT_WIDTH):
     for s, p in enumerate(policies):
         name, *args = p.split(":")
         seats[s, 0] = fb.POLICIES[name]
-        if name == "mc":
+        if name in ("mc", "ismcts"):
             seats[s, 1] = int(args[0])
             seats[s, 2] = fb.POLICIES[args[1]]
     if players == 2:
@@ -212,11 +212,12 @@ def test_a_restricted_seat_never_takes_a_forbidden_option(players, pols):
         assert seen > 0, r.name          # the others did take it: the check had teeth
 
 
-def test_mc_restricted_never_takes_a_forbidden_option():
+@pytest.mark.parametrize("search", ["mc:3:random", "ismcts:4:random"])
+def test_mc_restricted_never_takes_a_forbidden_option(search):
     m = BIT["no-market"] | BIT["no-extended"] | BIT["no-invest"]
     taken = []
     for g in range(2):
-        _, ev = trace(3, seats_of(3, ["mc:3:random", "heuristic", "random"], [m, 0, 0]), 9, g)
+        _, ev = trace(3, seats_of(3, [search, "heuristic", "random"], [m, 0, 0]), 9, g)
         taken += choices(ev, 0)
     assert taken and not any(is_forbidden(names_of(m), c) for c in taken)
 
