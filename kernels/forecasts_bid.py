@@ -104,9 +104,10 @@ POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, No
                          _OBJECTIVE_ARG),
                "sift": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
                         ("objective", 0, 0, 10 * len(race.SIFT_FIRST) - 1, SIFT_OBJECTIVES)),
-               # ismcts:ITERATIONS:ROLLOUT:EXPLORE - tree iterations per decision (one sample and
-               # one rollout each), the rollout policy, the UCB constant in hundredths
-               "ismcts": (("iterations", 256, 2, 65536), ("rollout", "heuristic", None, None),
+               # ismcts:SAMPLES:ROLLOUT:EXPLORE - samples per decision (each played from every
+               # option: one tree iteration and one rollout each, as mc:SAMPLES), the rollout
+               # policy, the UCB constant in hundredths below the root
+               "ismcts": (("samples", 64, 1, 4096), ("rollout", "heuristic", None, None),
                           ("explore", 30, 0, 1000, "the UCB exploration constant in hundredths"))}
 
 
@@ -2434,8 +2435,10 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
 
 
 # ismcts (kernels/ismcts.py; docs/search.md, "Information-set MCTS"): a tree per decision over the
-# rest of the round from it. The root's children are the decision's options (by index); after the
-# root's option the phases before the tricks (the other seats' bids, the Market) are played by
+# rest of the round from it. The root's children are the decision's options (by index), each
+# played on every one of ITERATIONS samples as mc plays them (a flat root on common samples: the
+# same sample and rollout streams for every option; UCB at the root, a sample an iteration, lost
+# -0.14 to mc:64 at its cost, docs/search.md); after the root's option the phases before the tricks (the other seats' bids, the Market) are played by
 # the rollout policy as mc's rollouts play them, and every seat's card plays are nodes (the
 # Rival's flips are not decisions and make none). A node is credited with its mover's value:
 # ISMCTS_UNIT x (S - 1) x (its Reputation change this round minus the other seats' mean
@@ -2452,15 +2455,17 @@ ISMCTS_WIN = 30      # a win in a round that can end the game, in Reputation ove
 @jit(_nrt=True)    # allocates its tree and working arrays (as mc_search)
 def ismcts_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot):
     """Index of seat ``me``'s option among ``opts[:n_opt]`` (at most 63) by single-observer
-    ISMCTS over the rest of the round: S_MCARG iterations, each a sample of what me cannot see
-    (mc's sampler, every seat on me's rollout policy), a walk down the tree (the option, the
-    phases before the tricks by the rollout policy, then every seat's cards as nodes, legal in
-    this sample), one node added, the round played out as mc's rollouts play it, and every node
-    on the path credited with its mover's value (ISMCTS_* above). The decision: the option
-    visited most (kernels/ismcts.most_visited). Draws only on stream ``slot``."""
+    ISMCTS over the rest of the round: S_MCARG samples of what me cannot see (mc's sampler,
+    every seat on me's rollout policy), each played once from every option in turn (an
+    iteration): a walk down the option's subtree (the phases before the tricks by the rollout
+    policy, then every seat's cards as nodes, legal in this sample), one node added, the round
+    played out as mc's rollouts play it, and every node on the path credited with its mover's
+    value (ISMCTS_* above). The decision: the option with the most reward (every option has the
+    same visits; kernels/ismcts.most_visited, ties to the earlier option). Draws only on stream
+    ``slot``."""
     S = st[S_SEATS]
     H = st[S_HAND_SIZE]
-    iterations = st[S_MCARG + 2 * me]
+    iterations = st[S_MCARG + 2 * me] * n_opt
     c_explore = (-st[S_RACE + me] - 1) / 100.0
     scale = ISMCTS_UNIT * (S - 1) * ISMCTS_SCALE
     final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
@@ -2470,17 +2475,18 @@ def ismcts_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, 
     res = np.zeros(S, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
-    root = (ONE << n_opt) - 1
     rival = st[S_RIVAL]
     plays = 0
-    for _ in range(iterations):
-        _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
+    for it in range(iterations):
+        i_opt = it % n_opt
+        if i_opt == 0:          # a new sample, for every option in turn (common random numbers)
+            _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
         copy_live(det, sim)
         for p in range(S + 2):
             rctrs[p] = 0
         heur = heuristic_rollout(sim)
-        node, n_nodes, new = ismcts.select(tree, n_nodes, ismcts.ROOT, root, me, c_explore, scale,
-                                           keys, ctrs, slot)
+        node, n_nodes, new = ismcts.select(tree, n_nodes, ismcts.ROOT, ONE << i_opt, me, c_explore,
+                                           scale, keys, ctrs, slot)
         path[0] = node
         depth = 1
         phase = apply_option(sim, me, dkind, opts[tree[node, ismcts.ACT]], shed, taken, done,
