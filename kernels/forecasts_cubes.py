@@ -71,9 +71,10 @@ POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P
 # policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
-               # ismcts:ITERATIONS:ROLLOUT:EXPLORE - tree iterations per decision (one sample
-               # and one rollout each), the rollout policy, the UCB constant in hundredths
-               "ismcts": (("iterations", 256, 2, 65536), ("rollout", "heuristic", None, None),
+               # ismcts:SAMPLES:ROLLOUT:EXPLORE - samples per decision (each played from every
+               # option: one tree iteration and one rollout each, as mc:SAMPLES), the rollout
+               # policy, the UCB constant in hundredths below the root
+               "ismcts": (("samples", 64, 1, 4096), ("rollout", "heuristic", None, None),
                           ("explore", 30, 0, 1000, "the UCB exploration constant in hundredths"))}
 
 # ``tuned``: the heuristic's decision rule as named integer knobs (a seat row's knob columns,
@@ -757,7 +758,7 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
     moves in the rollouts obey its restriction bits ``forbid``. The rollout policy ``rpol``
     (tuned: the heuristic's rule) uses the knob row ``kn[kb:kb + NK]`` (round ``rnd``), also for
     the other seats' sampled forecasts. ``pol``: the seat's search player, ``race``
-    (``_race_choose``) or ``ismcts`` (``_ismcts_choose``: ``budget`` iterations, UCB constant
+    (``_race_choose``) or ``ismcts`` (``_ismcts_choose``: ``budget`` samples, UCB constant
     ``explore`` / 100) instead of ``mc``.
     """
     if pol == P_ISMCTS:
@@ -837,8 +838,10 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
     return race.leader(alive, total, n_opt)
 
 
-# ismcts (kernels/ismcts.py): a tree over the rest of the round from the decision, every seat's
-# card plays and cube moves in it; action codes in one 64-bit mask: cards 0..51, forecasts
+# ismcts (kernels/ismcts.py): a flat root (every option on every sample, as mc) and below each
+# option a tree over the rest of the round, every seat's card plays and cube moves in it (a UCB
+# root with a fresh sample an iteration, the first build, lost about 0.025 to mc:64 at its cost;
+# docs/search.md); action codes in one 64-bit mask: cards 0..51, forecasts
 # _FC_CODE + F_HOT / F_COLD, cube moves _MOVE_CODE + size * 2 + option.
 _FC_CODE = 52
 _MOVE_CODE = 56
@@ -860,28 +863,33 @@ def _tree_moves(c2, a2, w, red, advisory_on, me, forbid):
 @jit(_nrt=True)    # allocates (as _mc_choose)
 def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                    n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-                   iterations, explore, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd):
+                   samples, explore, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd):
     """Index of ``me``'s option by single-observer ISMCTS over the rest of the round (kinds and
-    options as ``_mc_choose``): ``iterations`` determinisations (``_sample_hidden``), each walked
-    down the tree by UCB (``explore`` / 100, rewards = round points / 10) with every seat's card
-    plays and cube moves as nodes, then played out by ``rpol`` as the flat search's rollouts; a
-    node is credited with its mover's round points. ``me``'s moves obey ``forbid``."""
+    options as ``_mc_choose``) below a flat root: ``samples`` determinisations
+    (``_sample_hidden``), each played from every option in turn (common random numbers, as
+    ``mc``: one iteration an option), the option's subtree walked by UCB (``explore`` / 100,
+    rewards = round points / 10) with every seat's card plays and cube moves as nodes, then
+    played out by ``rpol`` as the flat search's rollouts; a node is credited with its mover's
+    round points. The decision: the option with the most reward (equal visits; ties to the
+    earlier). ``me``'s moves obey ``forbid``."""
     if rpol == P_TUNED:
         rpol = P_HEURISTIC
+    iterations = samples * n_opt
     tree = ismcts.new_tree(iterations)
     n_nodes = 1
     path = np.zeros((P + 1) * n_tricks + 2, dtype=np.int64)
     pts = np.zeros(P, dtype=np.int64)
     det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
-    root = np.int64(0)
+    codes = np.zeros(n_opt, dtype=np.int64)
     for i in range(n_opt):
-        code = (options[i] if kind == 1 else _FC_CODE + options[i] if kind == 0
-                else _MOVE_CODE + options[i])
-        root |= np.int64(1) << code
+        codes[i] = (options[i] if kind == 1 else _FC_CODE + options[i] if kind == 0
+                    else _MOVE_CODE + options[i])
     c_explore = explore / 100.0
-    for _ in range(iterations):
-        _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
-                       kn, kb)
+    for it in range(iterations):
+        i_opt = it % n_opt
+        if i_opt == 0:          # a new sample, played from every option in turn
+            _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch,
+                           f2, kn, kb)
         for o in range(P):
             h2[o] = det[o]
             a2[o] = adv_left[o]
@@ -896,8 +904,8 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
         depth = 0
         while tt < n_tricks:
             prefer = -1                 # the rollout policy's choice (expanded first)
-            if node == ismcts.ROOT:
-                legal = root
+            if node == ismcts.ROOT:     # the flat root: this iteration's option
+                legal = np.int64(1) << codes[i_opt]
                 mover = me
             elif mv:
                 legal = _tree_moves(c2, a2, w, rd, advisory_on, me, forbid)

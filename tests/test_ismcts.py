@@ -109,13 +109,14 @@ def _choose(kind, options, hands, cubes, t, k, round_played, red, iterations, ex
 def test_last_move_of_a_round_takes_the_cube_that_scores(explore):
     """Seat 0 forecast Hot and won the round's last trick, led in Hearts: Cold -> Neutral
     (option 0) or Neutral -> Hot (option 1), and the round ends. From Hot 4, Neutral 1, Cold 4
-    the rulebook's scoring gives 5 + 1 = 6 points for Neutral -> Hot against 4 + 1 = 5: the
-    better reward is visited more at any exploration constant."""
+    the rulebook's scoring gives 5 + 1 = 6 points for Neutral -> Hot against 4 + 1 = 5: the root
+    plays both options on each of the 64 samples, and the better reward wins at any exploration
+    constant."""
     played = np.zeros(4, np.int64)
     played[0] = int(fc.DECK_MASK)
     pick, rollouts = _choose(2, [1 * 2 + 0, 1 * 2 + 1], [0, 0, 0, 0], [4, 1, 4], 9, 0, played, True,
                              64, explore)
-    assert pick == 1 * 2 + 1 and rollouts == 64
+    assert pick == 1 * 2 + 1 and rollouts == 64 * 2
 
 
 def test_the_forecast_that_the_round_forces_is_taken():
@@ -178,8 +179,8 @@ def test_ismcts_beats_the_heuristic_on_paired_deals():
 
 def test_policy_text_names_every_argument_and_refuses_bad_ones():
     job = cfg.resolve("forecasts-cubes", seats="ismcts,ismcts:32:tuned:0,heuristic,heuristic")
-    assert list(job.policies[:2]) == ["ismcts:256:heuristic:30", "ismcts:32:tuned:0"]
-    for bad in ("ismcts:1", "ismcts:16:mc", "ismcts:16:heuristic:-1"):
+    assert list(job.policies[:2]) == ["ismcts:64:heuristic:30", "ismcts:32:tuned:0"]
+    for bad in ("ismcts:0", "ismcts:16:mc", "ismcts:16:heuristic:-1"):
         with pytest.raises(SimError):
             cfg.resolve("forecasts-cubes", seats=f"{bad},heuristic,heuristic,heuristic")
 

@@ -221,7 +221,7 @@ def ladder_cmd(
     budgets: Annotated[Optional[str], typer.Option("--budgets", help="mc budgets, increasing from rung to rung (doubling by convention) [default: 4,8,16,32,64]")] = None,
     rollout: Annotated[Optional[str], typer.Option("--rollout", help="mc rollout policy [default: heuristic]")] = None,
     tuned: Annotated[bool, typer.Option("--tuned/--no-tuned", help="a tuned rung after heuristic (games with a trained file)")] = True,
-    rungs: Annotated[Optional[str], typer.Option("--rungs", help="the rungs instead, weakest first: comma-separated policies, e.g. heuristic,tuned,mc:64,ismcts:512:tuned (replaces --budgets, --rollout, --tuned)")] = None,
+    rungs: Annotated[Optional[str], typer.Option("--rungs", help="the rungs instead, weakest first: comma-separated policies, e.g. heuristic,tuned,mc:64,ismcts:64:tuned (replaces --budgets, --rollout, --tuned)")] = None,
     both_ways: Annotated[bool, typer.Option("--both-ways", help="also play each pair the other way round (one lower seat among upper seats) and say whether it has a table-free order")] = False,
     seed: SeedOpt = None, threads: ThreadsOpt = None, out: OutOpt = None, fmt: FormatOpt = "parquet",
     backend: BackendOpt = "local", scheduler: SchedulerOpt = None, workers: WorkersOpt = None,
