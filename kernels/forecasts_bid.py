@@ -2464,17 +2464,31 @@ def ismcts_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, 
     same visits; kernels/ismcts.most_visited, ties to the earlier option). Draws only on stream
     ``slot``."""
     S = st[S_SEATS]
-    H = st[S_HAND_SIZE]
     iterations = st[S_MCARG + 2 * me] * n_opt
-    c_explore = (-st[S_RACE + me] - 1) / 100.0
-    scale = ISMCTS_UNIT * (S - 1) * ISMCTS_SCALE
-    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
     tree = ismcts.new_tree(iterations)
-    n_nodes = 1
-    path = np.zeros(S * H + 2, dtype=np.int64)
+    path = np.zeros(S * st[S_HAND_SIZE] + 2, dtype=np.int64)
     res = np.zeros(S, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
     init_search(st, me, det, sim)
+    plays = _ismcts_iterations(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot,
+                               iterations, tree, path, res, det, sim, cards, loc, low, cap, room,
+                               rkeys, rctrs, ev, ev_n)
+    st[S_COUNT + C_MC_ROLLOUTS] += iterations
+    st[S_COUNT + C_MC_PLAYS] += plays
+    return ismcts.most_visited(tree)
+
+
+@jit_borrowing   # allocates nothing; ismcts_search owns every array (no reference counting here)
+def _ismcts_iterations(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot,
+                       iterations, tree, path, res, det, sim, cards, loc, low, cap, room, rkeys,
+                       rctrs, ev, ev_n):
+    """ismcts_search's iterations; returns the card plays simulated."""
+    S = st[S_SEATS]
+    H = st[S_HAND_SIZE]
+    c_explore = (-st[S_RACE + me] - 1) / 100.0
+    scale = ISMCTS_UNIT * (S - 1) * ISMCTS_SCALE
+    final = st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
+    n_nodes = 1
     rival = st[S_RIVAL]
     plays = 0
     for it in range(iterations):
@@ -2532,9 +2546,7 @@ def ismcts_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, 
                 if (w >> o) & 1:
                     res[o] += ISMCTS_UNIT * (S - 1) * ISMCTS_WIN // popcount(w)
         ismcts.backup(tree, path, depth, res)
-    st[S_COUNT + C_MC_ROLLOUTS] += iterations
-    st[S_COUNT + C_MC_PLAYS] += plays
-    return ismcts.most_visited(tree)
+    return plays
 
 
 # A race's per-sample value in a round that can end the game: win units first (|value| < 2^15
