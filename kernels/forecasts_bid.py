@@ -2023,15 +2023,22 @@ def rollout_scoring(st):
 
 
 @jit(inline='always')
+def cards_in_trick(st):
+    """How many cards the trick in progress holds (S_PLAYED entries not -1)."""
+    k = 0
+    for s in range(st[S_SEATS]):
+        if st[ix(S_PLAYED + s)] >= 0:
+            k += 1
+    return k
+
+
+@jit(inline='always')
 def trick_rest(st, keys, ctrs):
     """A rollout resumed mid-trick: the trick in progress played out card by card (seat_play,
     apply_play: the decisions and draws of tricks_phase) and collected, the next trick started.
     Returns the cards played."""
     S = st[S_SEATS]
-    k0 = 0
-    for s in range(S):
-        if st[ix(S_PLAYED + s)] >= 0:
-            k0 += 1
+    k0 = cards_in_trick(st)
     s = st[S_LEADER] + k0
     if s >= S:
         s -= S
@@ -2076,11 +2083,7 @@ def round_rest(st, phase, j, keys, ctrs, ev, ev_n):
     if phase != PH_TRICKS:
         round_to_tricks(st, phase, j, keys, ctrs, ev, ev_n)
     elif heuristic_rollout(st):     # a card decision: the trick in progress, then the rest
-        k0 = 0
-        for s in range(S):
-            if st[ix(S_PLAYED + s)] >= 0:
-                k0 += 1
-        plays += S - k0 + S * (st[S_HAND_SIZE] - st[S_TRICK] - 1)
+        plays += S - cards_in_trick(st) + S * (st[S_HAND_SIZE] - st[S_TRICK] - 1)
         rollout_tricks(st, keys, ctrs)
         rollout_scoring(st)
         return plays
@@ -2316,6 +2319,18 @@ def win_chance(sim, me, k):
     return np.int64(p * WIN_SCALE + 0.5)
 
 
+@jit(inline='always')
+def gain_over_others(st, sim, o):
+    """(S - 1) x seat o's Reputation change from ``st`` to ``sim`` minus the other seats' changes
+    (S times its gain over their mean change): OBJ_MEAN's value, and ismcts' credit."""
+    S = st[S_SEATS]
+    v = 0
+    for q in range(S):
+        d = sim[S_REP + q] - st[S_REP + q]
+        v += (S - 1) * d if q == o else -d
+    return v
+
+
 @jit(inline='always')    # into _sample_values
 def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n, final):
     """(value, win units, card plays) of option ``opt`` on the sample ``det`` (played on in
@@ -2339,9 +2354,7 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
             units = layout.SHARE_UNIT // popcount(w)
         return lead_margin(sim, me), units, plays
     if obj == OBJ_MEAN or obj == OBJ_INVEST:
-        for o in range(S):
-            d = sim[S_REP + o] - st[S_REP + o]
-            v += (S - 1) * d if o == me else -d
+        v = gain_over_others(st, sim, me)
     elif obj == OBJ_LEAD or final:
         v = lead_margin(sim, me)
     else:
@@ -2508,10 +2521,7 @@ def _ismcts_iterations(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, c
         if phase != PH_TRICKS:
             round_to_tricks(sim, phase, j + 1, rkeys, rctrs, ev, ev_n)
         while not new and sim[S_TRICK] < H:
-            k0 = 0
-            for o in range(S):
-                if sim[ix(S_PLAYED + o)] >= 0:
-                    k0 += 1
+            k0 = cards_in_trick(sim)
             if k0 == S:             # a complete trick: its winner leads the next
                 start_trick(sim, finish_trick(sim))
                 continue
@@ -2534,12 +2544,8 @@ def _ismcts_iterations(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, c
             plays += round_rest(sim, PH_TRICKS, 0, rkeys, rctrs, ev, ev_n)
         else:
             rollout_scoring(sim)
-        total = 0
         for o in range(S):
-            res[o] = sim[ix(S_REP + o)] - st[ix(S_REP + o)]
-            total += res[o]
-        for o in range(S):
-            res[o] = ISMCTS_UNIT * (S * res[o] - total)
+            res[o] = ISMCTS_UNIT * gain_over_others(st, sim, o)
         if final:
             w, _ = outcome(sim)     # a tie for the lead: a share (before its sudden death)
             for o in range(S):
