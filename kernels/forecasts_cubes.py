@@ -63,14 +63,20 @@ RULES = (
     Rule("rounds", R_ROUNDS, 4, "rounds in a game", lo=1, hi=12, ruling="rulebook: 4 rounds"),
 )
 
-P_RANDOM, P_HEURISTIC, P_MC, P_TUNED, P_RACE, P_ISMCTS = 0, 1, 2, 3, 4, 5
+P_RANDOM, P_HEURISTIC, P_MC, P_TUNED, P_RACE, P_ISMCTS, P_SIFT = 0, 1, 2, 3, 4, 5, 6
 # ``tuned`` is the heuristic's decision rule with the seat's own knob values (KNOBS below)
 POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED, "race": P_RACE,
-            "ismcts": P_ISMCTS}
+            "ismcts": P_ISMCTS, "sift": P_SIFT}
 # mc:BUDGET:ROLLOUT - rollouts per option (determinisations shared across options) and the
 # policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
+               # sift:BUDGET:ROLLOUT:SCHEDULE - race's search (interchangeable cards once, common
+               # samples) with its drop rule by schedule k of kernels/race.py (SIFT_*; 0: z 3 from
+               # sample 16, no equivalence drop): forecasts-bid's sift, issue #26, session 21
+               "sift": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
+                        ("schedule", 0, 0, len(race.SIFT_Z) - 1,
+                         "kernels/race.py's SIFT_* column (0 = the default; docs/search.md, sift)")),
                # ismcts:SAMPLES:ROLLOUT:EXPLORE - samples per decision (each played from every
                # option: one tree iteration and one rollout each, as mc:SAMPLES), the rollout
                # policy, the UCB constant in hundredths below the root
@@ -542,8 +548,9 @@ def adv_gain_at(kn, kb, rnd):
 # ---- search player (mc) -------------------------------------------------------------------
 @jit(inline='always')
 def _searches(pol):
-    """Whether a seat on ``pol`` searches (``mc``; ``race``: the same search, raced; ``ismcts``)."""
-    return pol == P_MC or pol == P_RACE or pol == P_ISMCTS
+    """Whether a seat on ``pol`` searches (``mc``; ``race``, ``sift``: the same search, raced;
+    ``ismcts``)."""
+    return pol == P_MC or pol == P_RACE or pol == P_ISMCTS or pol == P_SIFT
 
 
 # What an mc seat may use: its own hand, its own forecast, every card played this round and by
@@ -759,7 +766,7 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
     (tuned: the heuristic's rule) uses the knob row ``kn[kb:kb + NK]`` (round ``rnd``), also for
     the other seats' sampled forecasts. ``pol``: the seat's search player, ``race``
     (``_race_choose``) or ``ismcts`` (``_ismcts_choose``: ``budget`` samples, UCB constant
-    ``explore`` / 100) instead of ``mc``.
+    ``explore`` / 100) instead of ``mc``; ``sift`` (``_race_choose`` by sift schedule ``explore``).
     """
     if pol == P_ISMCTS:
         return _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on,
@@ -768,11 +775,12 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
                               forbid, kn, kb, rnd)
     if rpol == P_TUNED:
         rpol = P_HEURISTIC
-    if pol == P_RACE:
+    if pol == P_RACE or pol == P_SIFT:
+        sched = explore if pol == P_SIFT else -1
         return _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on,
                             P, t, n_tricks, leader, played, k, led_suit, best_card, voids,
                             round_played, red, budget, rpol, keys, ctrs, slot, mcstat, forbid, kn,
-                            kb, rnd)
+                            kb, rnd, sched)
     total = np.zeros(n_opt, dtype=np.int64)
     det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
     for _ in range(budget):
@@ -808,13 +816,18 @@ def _equivalent_cards(options, n_opt, hand, seen, alive):
 @jit
 def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                  n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-                 budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd):
+                 budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, sched):
     """``_mc_choose`` for the ``race`` player (kernels/race.py): interchangeable cards are
-    played once, and options the leader clearly beats on common samples stop being sampled."""
+    played once, and options the leader clearly beats on common samples stop being sampled.
+    ``sched`` >= 0: a ``sift`` seat, whose drops follow sift schedule ``sched``
+    (``race.prune_sift``; the values are round points and no round ends the game by itself, so
+    ``final`` is never set), interchangeable cards played once only if its SIFT_DISTINCT says so;
+    -1: ``race.prune``."""
     alive, total, S, Q = race.new_race(n_opt)
+    N = np.zeros((n_opt, n_opt), dtype=np.int64)
     vals = np.zeros(n_opt, dtype=np.int64)
     det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
-    if kind == 1:
+    if kind == 1 and (sched < 0 or race.SIFT_DISTINCT[sched]):
         _equivalent_cards(options, n_opt, hands[me], seen, alive)
     base = ctrs[slot]
     left = race.running(alive, n_opt)
@@ -831,9 +844,13 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
                                         forecast, adv_left, advisory_on, P, t, n_tricks, leader,
                                         played, k, led_suit, best_card, red, rpol, keys, ctrs, slot,
                                         mcstat, forbid, kn, kb, rnd)
-        race.record(vals, alive, total, S, Q, n_opt)
         m += 1
-        left = race.prune(alive, total, S, Q, n_opt, m, budget)
+        if sched >= 0:
+            race.record_sift(vals, alive, total, S, Q, N, n_opt)
+            left = race.prune_sift(alive, total, S, Q, N, n_opt, m, sched, False)
+        else:
+            race.record(vals, alive, total, S, Q, n_opt)
+            left = race.prune(alive, total, S, Q, n_opt, m, budget)
     ctrs[slot] = base + budget * race.STRIDE
     return race.leader(alive, total, n_opt)
 
@@ -1450,7 +1467,7 @@ def _trace_game(params, seats, seed, game_index, out, ev, ev_n, search):
 
 
 play_games, play_games_serial, trace_game = builds.entry_points(
-    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_ISMCTS))
+    _play_games, _play_games_serial, _trace_game, (P_MC, P_RACE, P_ISMCTS, P_SIFT))
 
 
 def derived_metrics(sums: dict, games: int, players: int, params) -> dict:

@@ -24,7 +24,7 @@ def test_list_shows_games_variants_rules_policies():
     cubes = next(g for g in data if g["game"] == GAME)
     assert set(cubes["variants"]) == {"base", "advisory"}
     assert cubes["variants"]["base"]["players"] == [4, 3]
-    assert cubes["policies"] == ["random", "heuristic", "mc", "tuned", "race", "ismcts"]
+    assert cubes["policies"] == ["random", "heuristic", "mc", "tuned", "race", "ismcts", "sift"]
 
 
 def test_run_writes_every_table_with_the_documented_columns(tmp_path):
@@ -179,7 +179,7 @@ def test_bench_measures_every_policy_at_one_and_all_threads():
     rows = bench("forecasts-cubes", seconds=0.05, repeats=1, players=3)
     threads = sorted({1, numba.config.NUMBA_NUM_THREADS})
     assert {(r["policy"], r["threads"]) for r in rows} == {
-        (p, t) for p in ("random", "heuristic", "mc", "tuned", "race", "ismcts") for t in threads}
+        (p, t) for p in ("random", "heuristic", "mc", "tuned", "race", "ismcts", "sift") for t in threads}
     for r in rows:
         assert r["players"] == 3 and r["games_per_s"] > 0
         # forecasts-cubes at 3 players with the default 10 tricks: 4 rounds x (3 forecasts +

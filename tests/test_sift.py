@@ -190,3 +190,64 @@ def test_every_path_from_policy_text_checks_the_sift_schedule(tmp_path):
         assert r.exit_code == 2, r.output
         assert "objective 105" in r.output and "Traceback" not in r.output
         assert not out.exists()
+
+
+# ---- forecasts-cubes' sift (session 21): race's hand-built decisions, by schedule ------------------
+def _cubes_sift(k, kind, options, hands, cubes, t, round_played, red, budget):
+    """(pick, rollouts) of a forecasts-cubes ``sift`` decision of schedule ``k`` for seat 0."""
+    from kernels import forecasts_cubes as fc
+    from tests.helpers import cubes_search
+    return cubes_search(fc.P_SIFT, kind, options, hands, cubes, t, 0, round_played, red, budget,
+                        explore=k)
+
+
+def _hand(*names):
+    from kernels.cards import parse_card
+    m = 0
+    for n in names:
+        m |= 1 << parse_card(n)
+    return m
+
+
+@pytest.mark.parametrize("k", [0, 10])
+def test_cubes_sift_drops_the_move_that_scores_less_at_its_first_look(k):
+    """tests/test_race.py's last move of a round (Hot 4, Neutral 1, Cold 4; seat 0 forecast Hot
+    and must move a cube after a red win): Neutral -> Hot scores 5 + 1 = 6 points and Cold ->
+    Neutral 4 + 1 = 5 on every sample (the rulebook's scoring). The difference is the same on
+    every sample (se 0), so the schedule drops the loser at its first look: sample 16 for the
+    default (SIFT_FIRST[0]), sample 8 for schedule 10, not after 64."""
+    from kernels import forecasts_cubes as fc
+    played = np.zeros(4, np.int64)
+    played[0] = int(fc.DECK_MASK)
+    pick, rollouts = _cubes_sift(k, 2, [1 * 2 + 0, 1 * 2 + 1], [0, 0, 0, 0], [4, 1, 4], 9,
+                                 played, True, 64)
+    assert pick == 1 * 2 + 1
+    assert rollouts == 2 * race.SIFT_FIRST[k]
+
+
+def test_cubes_sift_plays_interchangeable_cards_only_where_its_schedule_says():
+    """Holding 7H and 9H with 8H played, the two cards take the same tricks. race plays them as
+    one option; sift does so only under a schedule with SIFT_DISTINCT (3: no drop at all, one
+    option, no rollout); the default (no distinct cards, no equivalence drop) samples both for
+    the whole budget (every sample equal: never dropped) and keeps the earlier (7H)."""
+    from kernels.cards import parse_card
+    hands = [_hand("7H", "9H"), _hand("2S", "3S"), _hand("4S", "5S"), _hand("6S", "7S")]
+    played = np.array([0, _hand("8H"), 0, 0], np.int64)
+    opts = [parse_card("7H"), parse_card("9H")]
+    assert race.SIFT_DISTINCT[3] == 1 and race.SIFT_DISTINCT[0] == 0
+    assert _cubes_sift(3, 1, opts, hands, [4, 1, 4], 8, played, False, 16) == (parse_card("7H"), 0)
+    pick, rollouts = _cubes_sift(0, 1, opts, hands, [4, 1, 4], 8, played, False, 16)
+    assert pick == parse_card("7H") and rollouts == 2 * 16
+
+
+def test_cubes_sift_is_reproducible_labelled_and_validated():
+    job = cfg.resolve("forecasts-cubes", seats="sift:6:random,heuristic,sift:7:tuned:10,mc:3:heuristic")
+    assert job.policies[0] == "sift:6:random" and job.policies[2] == "sift:7:tuned:10"
+    assert job.seats[2, 3] == 10
+    a = reproducible_rows(job)
+    again = np.zeros_like(a)
+    job.module.play_games_serial(job.params, job.seats, 9, 0, again)
+    assert np.array_equal(a, again)
+    assert a[:, layout.col_counter(4, job.module.C_MC_ROLLOUTS)].min() > 0
+    with pytest.raises(SimError, match="outside"):
+        cfg.resolve("forecasts-cubes", policy=f"sift:16:heuristic:{len(race.SIFT_FIRST)}")
