@@ -900,7 +900,7 @@ def side_ranks(side):
     return (side | (side >> N_RANKS) | (side >> (3 * N_RANKS))) & RANK_BITS
 
 
-@jit(inline='always')    # into rollout_tricks: a call there was ~8% of a sift game (callgrind)
+@jit
 def weakest(mask):
     """The card of ``mask`` with the least strength (-1 if empty): its lowest side-suit rank,
     of the lowest suit holding that rank; with only Diamonds, the lowest Diamond."""
@@ -917,7 +917,7 @@ def weakest(mask):
     return -1
 
 
-@jit(inline='always')    # (as weakest)
+@jit
 def strongest(mask):
     """The card of ``mask`` with the greatest strength (-1 if empty): its highest Diamond; with
     no Diamond, its highest side-suit rank, of the highest suit holding that rank."""
