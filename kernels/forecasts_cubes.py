@@ -71,9 +71,10 @@ POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P
 # policy every seat follows inside a rollout
 POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
-               # sift:BUDGET:ROLLOUT:SCHEDULE - race's search (interchangeable cards once, common
-               # samples) with its drop rule by schedule k of kernels/race.py (SIFT_*; 0: z 3 from
-               # sample 16, no equivalence drop): forecasts-bid's sift, issue #26, session 21
+               # sift:BUDGET:ROLLOUT:SCHEDULE - race's search on common samples with its drop rule,
+               # and whether interchangeable cards are one option, by schedule k of kernels/race.py
+               # (SIFT_*; 0: z 3 from sample 16, no equivalence drop, every card searched):
+               # forecasts-bid's sift, issue #26, session 21
                "sift": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
                         ("schedule", 0, 0, len(race.SIFT_Z) - 1,
                          "kernels/race.py's SIFT_* column (0 = the default; docs/search.md, sift)")),
