@@ -107,7 +107,7 @@ def interval_panel(ax, labels, shares, lows, highs, fair=None, colour="#2b5797")
     share_axis(ax, [*shares, *lows, *highs], fair)
     ax.set_xticks(xs)
     ax.set_xticklabels(labels, fontsize=8)
-    ax.set_xlim(-0.6, len(labels) - 0.4)
+    ax.set_xlim(-0.6, len(labels) - 0.05)     # room right of the last point for its value label
     ax.grid(axis="y", alpha=.3)
 
 
