@@ -236,3 +236,25 @@ def test_a_ladder_played_both_ways_says_whether_each_pair_keeps_one_order(tmp_pa
     assert "Skill ladder" in text and "the other way round" in text and "reverse_diff" in text
     # random against the heuristic keeps one order (a random seat among heuristics loses)
     assert "Every pair keeps one order" in text and "No table-free order" not in text
+
+
+def test_a_skill_run_shows_each_verdict_across_levels(base_run, tmp_path):
+    """`--skill`: the page has an "Across skill levels" section after the verdict, one row per
+    quantity with its verdict (as in skill_verdicts), and every level's values; a run without
+    --skill has no such section."""
+    r = invoke("run", GAME, "--skill", "random,heuristic", "--games", "200", "--seed", "3",
+               "--out", tmp_path / "s", "--no-progress")
+    assert r.exit_code == 0, r.output
+    text = html_report.write_html(tmp_path / "s", tmp_path / "page.html").read_text()
+    assert_self_contained(text)
+    heads = re.findall(r'<h2 id="([a-z]+)"', text)
+    assert heads[:2] == ["verdict", "skill"], heads
+    verdicts = pl.read_parquet(tmp_path / "s" / "skill_verdicts.parquet")
+    assert verdicts.height >= 4      # four seat edges, tie rate, length, timeouts
+    for row in verdicts.iter_rows(named=True):
+        cell = r'<td(?: class="w")?>'     # a long text cell is marked for wrapping
+        assert re.search(f"<td>{re.escape(row['quantity'])}</td>{cell}{re.escape(row['verdict'])}</td>",
+                         text), row["quantity"]
+        assert re.search(f"{cell}{re.escape(row['top_two'])}: ", text), row["quantity"]
+    assert "Every level" in text and "strongest_minus_this" in text
+    assert "Across skill levels" not in html_report.render_html(base_run)

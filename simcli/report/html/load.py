@@ -11,7 +11,7 @@ import polars as pl
 from simcli.errors import SimError
 
 TABLES = ("findings", "seats", "variants", "scores", "lengths", "counters", "policies", "paired", "dates",
-          "tune", "ablations", "ladder", "arc")
+          "tune", "ablations", "ladder", "arc", "skill_verdicts", "skill_levels")
 GROUPED = ("seats", "variants", "scores", "lengths", "counters", "policies", "paired")
 
 

@@ -100,6 +100,44 @@ def overview(rep: Report, figs) -> str:
 
 # --------------------------------------------------------------------- command-specific parts
 
+SKILL_INTRO = (
+    "<p>The same deals were played at each skill level, every seat at that level (levels weakest "
+    "first; <code>--skill</code>, docs/balance.md \"Across skill\"). A verdict says whether a "
+    "quantity holds at every level, appears only at some (<i>only at</i>), <b>reverses</b>, or "
+    "<i>changes with skill</i>; <i>top two</i> is the strongest level minus the second strongest on "
+    "the same deals (95% interval): <b>settled</b> when they agree, <b>still moving</b> when they "
+    "differ, so a stronger level might move it again. Read a number as the game's only where it "
+    "holds at the strongest level and is settled; a verdict that appears only at weak levels "
+    "describes those players, not the rules.</p>")
+
+
+def skill(rep: Report, figs) -> str:
+    """`--skill`: one row per quantity and job (skill_verdicts), then every level's values."""
+    v = rep.table("skill_verdicts")
+    out = [SKILL_INTRO]
+    if "quantity" in v.columns and "top_two_diff" in v.columns:   # run, sweep, ablate
+        keys = [c for c in v.columns[:v.columns.index("kind")] if c != "quantity"]
+        rows = []
+        for r in v.iter_rows(named=True):
+            where = " ".join(f"{r[k]}{'p' if k == 'players' else ''}" for k in keys)
+            rows.append([where, r["quantity"], r["verdict"],
+                         f"{r['weakest']} {fmt(r['value_weakest'])}",
+                         f"{r['strongest']} {fmt(r['value_strongest'])}",
+                         f"{r['top_two']}: {fmt(r['top_two_diff'])} "
+                         f"[{fmt(r['top_two_ci_low'])}, {fmt(r['top_two_ci_high'])}]"])
+        out.append(table(["job", "quantity", "verdict", "weakest level", "strongest level",
+                          "top two"], rows))
+    else:                                                           # tune: its own verdict row
+        out.append(frame_table(v, digits=4))
+    levels = rep.table("skill_levels")
+    if levels is not None:
+        out.append("<h3>Every level</h3><p class=\"muted\">value: the quantity at that level "
+                   "(an effect relative to fair); strongest_minus_this: the paired difference on "
+                   "the same deals, with its interval and p.</p>"
+                   + frame_table(levels, digits=4, cap=MAX_FINDINGS_ROWS))
+    return "".join(out)
+
+
 def ladder(rep: Report, figs) -> str:
     lad = rep.table("ladder")
     both = ""
@@ -522,6 +560,7 @@ def _has(name: str) -> Callable[[Report], bool]:
 # The page, in order: this one list makes both the contents and the body.
 SECTIONS: tuple[Section, ...] = (
     Section("verdict", "Verdict", lambda rep: True, verdict),
+    Section("skill", "Across skill levels", _has("skill_verdicts"), skill),
     Section("ladder", "Skill ladder", _has("ladder"), ladder),
     Section("tune", "Which rule value balances it? (tune)", _has("tune"), tune),
     Section("ablations", "What each option is worth", _has("ablations"), ablations),
