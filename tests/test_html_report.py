@@ -258,3 +258,18 @@ def test_a_skill_run_shows_each_verdict_across_levels(base_run, tmp_path):
         assert re.search(f"{cell}{re.escape(row['top_two'])}: ", text), row["quantity"]
     assert "Every level" in text and "strongest_minus_this" in text
     assert "Across skill levels" not in html_report.render_html(base_run)
+
+
+def test_a_tune_folder_with_skill_levels_draws_a_line_per_level(tmp_path):
+    """`tune --skill`: its jobs share rule values across levels, so the sweep plot keeps each
+    level its own line (skill is a line key and an axis of its own); it used to put both levels
+    on one line and stop with a TypeError (two points at one x)."""
+    r = invoke("tune", GAME, "--players", "3", "--rule", "tricks_per_round=8..10", "--target",
+               "tie_rate=min", "--skill", "random,heuristic", "--games", "150", "--seed", "3",
+               "--out", tmp_path / "t", "--no-progress")
+    assert r.exit_code == 0, r.output
+    text = html_report.write_html(tmp_path / "t", tmp_path / "page.html").read_text()
+    assert_self_contained(text)
+    assert "Across skill levels" in text and "<td>best value</td>" in text   # tune's own verdict row
+    assert "<h3>against tricks_per_round</h3>" in text and "<h3>against skill</h3>" in text
+    assert "Axes: tricks_per_round, skill." in text

@@ -150,7 +150,7 @@ def _line_label(name: tuple, others: list[str]) -> str:
 def _metric_panel(ax, key: str, label: str, lines: dict, others: list[str], crowd: bool) -> list:
     handles, by_x, ys = [], {}, []
     for li, name in enumerate(lines):
-        pts = sorted((x, m) for x, m in lines[name] if finite(m.get(key)))
+        pts = sorted(((x, m) for x, m in lines[name] if finite(m.get(key))), key=lambda p: p[0])
         if not pts:
             continue
         xs = [p[0] for p in pts]

@@ -287,7 +287,9 @@ def _sweep_axis(figs, axis: str, varying: list[str], jobs: list[dict], metrics: 
 def sweep(rep: Report, figs) -> str:
     jobs, metrics = rep.jobs, rep.metrics
     axes = [a for a in rep.axes if any(a in j for j in jobs)]
-    intro = (f'<p class="muted">Axes: {esc(", ".join(rep.axes))}. One line per combination of the '
+    if "skill" not in axes and any("skill" in j for j in jobs):
+        axes.append("skill")      # --skill: each level its own line (a tune or sweep folder's axes omit it)
+    intro = (f'<p class="muted">Axes: {esc(", ".join(axes))}. One line per combination of the '
              "other varying axes, with 95% error bars (seat-0 share and advantage: the seat's "
              "interval over deals; tie rate: Wilson; length: normal). Dashed: the fair share.</p>")
     varying = [a for a in axes if len({str(j.get(a)) for j in jobs}) > 1]
