@@ -133,8 +133,9 @@ def skill(rep: Report, figs) -> str:
     levels = rep.table("skill_levels")
     if levels is not None:
         out.append("<h3>Every level</h3><p class=\"muted\">value: the quantity at that level "
-                   "(an effect relative to fair); strongest_minus_this: the paired difference on "
-                   "the same deals, with its interval and p.</p>"
+                   "(an effect: a seat's edge over the fair share, or a restriction's diff; a level: "
+                   "the table's own value); strongest_minus_this: the strongest level's value minus "
+                   "this level's on the same deals, with its interval and p.</p>"
                    + frame_table(levels, digits=4, cap=MAX_FINDINGS_ROWS))
     return "".join(out)
 
