@@ -2449,7 +2449,7 @@ def mc_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, slot
 
 # ismcts (kernels/ismcts.py; docs/search.md, "Information-set MCTS"): a tree per decision over the
 # rest of the round from it. The root's children are the decision's options (by index), each
-# played on every one of ITERATIONS samples as mc plays them (a flat root on common samples: the
+# played on every one of SAMPLES samples as mc plays them (a flat root on common samples: the
 # same sample and rollout streams for every option; UCB at the root, a sample an iteration, lost
 # -0.14 to mc:64 at its cost, docs/search.md); after the root's option the phases before the tricks (the other seats' bids, the Market) are played by
 # the rollout policy as mc's rollouts play them, and every seat's card plays are nodes (the

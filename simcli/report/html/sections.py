@@ -119,9 +119,7 @@ def skill(rep: Report, figs) -> str:
         keys = [c for c in v.columns[:v.columns.index("kind")] if c != "quantity"]
         rows = []
         for r in v.iter_rows(named=True):
-            where = " ".join(f"{r[k]}p" if k == "players" else str(r[k]) if k in ("game", "variant")
-                             else f"{k}={r[k]}" for k in keys)
-            rows.append([where, r["quantity"], r["verdict"],
+            rows.append([job_title(r, keys), r["quantity"], r["verdict"],
                          f"{r['weakest']} {fmt(r['value_weakest'])}",
                          f"{r['strongest']} {fmt(r['value_strongest'])}",
                          f"{r['top_two']}: {fmt(r['top_two_diff'])} "
