@@ -1,4 +1,4 @@
-"""Digest of forecasts-bid search tables: a check that a search change keeps every decision.
+"""Digest of search tables: a check that a search change keeps every decision.
 
 sha256 of the result rows (`runner.play_chunk`, one thread) of a fixed set of whole tables with
 search seats of every kind (mc / race / halve; heuristic, tuned and random rollouts; objectives
@@ -8,6 +8,9 @@ Run it on two checkouts and compare the lines:
 
     PYTHONPATH=/path/to/old python3 benchmarks/search_digest.py > old.txt
     PYTHONPATH=$PWD python3 benchmarks/search_digest.py > new.txt && diff old.txt new.txt
+
+``--game forecasts-cubes``: the same for forecasts-cubes (mc / race / sift / ismcts, heuristic,
+tuned and random rollouts, 3p and 4p, base and advisory).
 """
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ import hashlib
 import numba
 import numpy as np
 
-# (variant, seats, seed, games)
-TABLES = (
+# game: ((variant, seats, seed, games), ...)
+TABLES = {"forecasts-bid": (
     ("base", "mc:8:heuristic,heuristic,heuristic,heuristic", 26, 60),
     ("base", "halve:8:heuristic,race:8:tuned,mc:4:random,heuristic", 27, 40),
     ("base", "mc:4:heuristic,mc:4:heuristic,mc:4:heuristic,mc:4:heuristic", 28, 16),
@@ -27,11 +30,17 @@ TABLES = (
     ("rival", "halve:8:tuned,mc:4:heuristic:2", 31, 60),
     ("no-market", "mc:8:heuristic:4,halve:4:tuned,heuristic,random", 32, 60),
     ("no-market", "race:8:heuristic:2,mc:4:heuristic,random", 33, 60),
-)
+), "forecasts-cubes": (
+    ("base", "mc:8:heuristic,heuristic,heuristic,heuristic", 26, 30),
+    ("advisory", "mc:8:tuned,race:8:tuned,sift:8:tuned:10,ismcts:8:tuned:30", 27, 20),
+    ("advisory", "mc:4:random,tuned,mc:8:tuned,heuristic", 28, 30),
+    ("base", "mc:8:tuned,ismcts:8:heuristic:30,race:8:heuristic", 29, 30),
+)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--game", default="forecasts-bid", choices=sorted(TABLES))
     ap.add_argument("--scale", type=float, default=1.0, help="games per table x this")
     a = ap.parse_args()
     numba.set_num_threads(1)
@@ -39,9 +48,9 @@ def main() -> None:
     from simcli.config.jobs import resolve
     from simcli.engine import runner
     whole = hashlib.sha256()
-    for variant, seats, seed, games in TABLES:
+    for variant, seats, seed, games in TABLES[a.game]:
         n = max(1, int(games * a.scale))
-        job = resolve("forecasts-bid", variant=variant, players=len(seats.split(",")), seats=seats)
+        job = resolve(a.game, variant=variant, players=len(seats.split(",")), seats=seats)
         rows = runner.play_chunk(job, seed, 0, n)
         d = hashlib.sha256(np.ascontiguousarray(rows).tobytes()).hexdigest()
         whole.update(d.encode())

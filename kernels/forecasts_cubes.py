@@ -69,7 +69,11 @@ POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P
             "ismcts": P_ISMCTS, "sift": P_SIFT}
 # mc:BUDGET:ROLLOUT - rollouts per option (determinisations shared across options) and the
 # policy every seat follows inside a rollout
-POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
+# mc:BUDGET:ROLLOUT:OBJECTIVE - what a sample is worth to the searching seat (OBJ_* below)
+OBJECTIVES = ("0 own round points (default), 1 own round points minus the other seats' mean, "
+              "2 as 1, and in the game's last round its win share first")
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
+                      ("objective", 0, 0, 2, OBJECTIVES)),
                "race": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None)),
                # sift:BUDGET:ROLLOUT:SCHEDULE - race's search on common samples with its drop rule,
                # and whether interchangeable cards are one option, by schedule k of kernels/race.py
@@ -572,7 +576,7 @@ def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys
     return nth_move(singles, doubles, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, leader, played, k,
              led_suit, best_card, pol, keys, ctrs, slot, me, forbid, kn, kb, rnd):
     """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``
@@ -622,11 +626,12 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
     return plays
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch):
     """Re-deal every card ``me`` has not seen: each other seat keeps its hand size and gets no
     card of a suit it has shown void in (the last attempts drop that constraint if it cannot be
-    met); at 3 players the spare card may stay undealt. Reads only ``hands[me]`` and sizes."""
+    met); at 3 players the spare card may stay undealt. Reads only ``hands[me]`` and sizes.
+    ``scratch``: DECK_SIZE + P long, the shuffle's cards, then the seats' places left."""
     my_hand = hands[me]
     n = 0
     h = DECK_MASK & ~my_hand & ~seen
@@ -634,21 +639,21 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
         scratch[n] = lowest_bit(h)
         h &= h - 1
         n += 1
-    cap = np.zeros(P, dtype=np.int64)
+    cap = DECK_SIZE     # scratch[cap + o]: seat o's places left
     for attempt in range(24):
         rng.shuffle(scratch, n, keys, ctrs, slot)
         total = 0
         for o in range(P):
             out_hands[o] = 0
-            cap[o] = 0 if o == me else popcount(hands[o])
-            total += cap[o]
+            scratch[cap + o] = 0 if o == me else popcount(hands[o])
+            total += scratch[cap + o]
         spare = n - total
         ok = True
         for i in range(n):
             bit = 1 << suit_of(scratch[i])
             ne = 0
             for o in range(P):
-                if cap[o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
+                if scratch[cap + o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
                     ne += 1
             tot = ne + (1 if spare > 0 else 0)
             if tot == 0:
@@ -659,10 +664,10 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
                 spare -= 1
                 continue
             for o in range(P):
-                if cap[o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
+                if scratch[cap + o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
                     if j == 0:
                         out_hands[o] |= np.int64(1) << scratch[i]
-                        cap[o] -= 1
+                        scratch[cap + o] -= 1
                         break
                     j -= 1
         if ok:
@@ -679,7 +684,7 @@ def mixed_forecast(f, flip, keys, ctrs, slot):
     return f
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2, kn, kb):
     """One sample: re-deal the hidden cards into ``det`` and give every other seat the
     forecast its rule makes from its sampled original hand (``f2``)."""
@@ -709,12 +714,13 @@ def _sample_arrays(P, round_played):
     seen = np.int64(0)
     for o in range(P):
         seen |= round_played[o]
-    return (np.zeros(P, dtype=np.int64), np.zeros(40, dtype=np.int64), np.zeros(P, dtype=np.int64),
+    return (np.zeros(P, dtype=np.int64), np.zeros(DECK_SIZE + P, dtype=np.int64),
+            np.zeros(P, dtype=np.int64),
             np.zeros(3, dtype=np.int64), np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
             np.zeros(P, dtype=np.int64), seen)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_left, advisory_on, P, t,
                   n_tricks, leader, played, k, led_suit, best_card, red, rpol, keys, ctrs, slot, mcstat,
                   forbid, kn, kb, rnd):
@@ -754,11 +760,78 @@ def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_l
     return pts
 
 
+# The search's objective (mc:B:ROLLOUT:OBJECTIVE; issue #24, session 22). A round's points are what
+# the heuristic plays for, but the game is won by the highest total: a cube move that gives every
+# Hot forecaster a point gains nothing over the other Hot forecasters.
+# OBJ_OWN: own round points (the default, mc as before).
+# OBJ_MEAN: (P - 1) x own round points minus the other seats' (their sampled forecasts), i.e.
+#   P - 1 times its gain over the others' mean.
+# OBJ_WIN: OBJ_MEAN, but in the game's last round WIN_UNIT x its win share at the game's end
+#   (twelfths: 12 / the number of seats sharing the win, by the rulebook's tie-breaks) first.
+OBJ_OWN, OBJ_MEAN, OBJ_WIN = 0, 1, 2
+WIN_UNIT = np.int64(1) << 12      # above any OBJ_MEAN value (|value| <= 2 x (P - 1) x 10)
+
+
+@jit(inline='always')
+def _objective(obj, me, pts, c2, f2, a2, P, score, correct, advisory_on, last_round):
+    """A sample's worth to seat ``me`` whose round points are ``pts``, from the rollout's end
+    state (cubes ``c2``, forecasts ``f2``, Advisories left ``a2``) and the standings before the
+    round (``score``, ``correct``): OBJ_* above."""
+    if obj == OBJ_OWN:
+        return pts
+    rel = np.int64(0)
+    for o in range(P):
+        p, _ = points(c2[HOT], c2[COLD], f2[o])
+        rel += (P - 1) * p if o == me else -p
+    if obj == OBJ_MEAN or not last_round:
+        return rel
+    mine = np.int64(0)
+    for o in range(P):      # _finish_into's keys: (score, correct, unused Advisory)
+        p, ok = points(c2[HOT], c2[COLD], f2[o])
+        k = ((score[o] + p) * 16 + correct[o] + ok) * 2 + (a2[o] if advisory_on else 0)
+        if o == me:
+            mine = k
+    ahead = 0
+    level = 0
+    for o in range(P):
+        p, ok = points(c2[HOT], c2[COLD], f2[o])
+        k = ((score[o] + p) * 16 + correct[o] + ok) * 2 + (a2[o] if advisory_on else 0)
+        if k > mine:
+            ahead += 1
+        elif k == mine:
+            level += 1
+    share = 0 if ahead > 0 else 12 // level
+    return share * WIN_UNIT + rel
+
+
+@jit_borrowing   # allocates nothing; _mc_choose owns every array
+def _mc_samples(total, kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
+                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red, budget,
+                rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, score, correct, last_round, obj,
+                det, scratch, h2, c2, f2, a2, p2, seen):
+    """``_mc_choose``'s samples: adds each option's worth (objective ``obj``) on every sample to
+    ``total``. Its own function, compiled without reference counting: called from ``_mc_choose``
+    (which allocates, so counts references) each rollout cost a count up and down of its ~15
+    array arguments (an atomic instruction each), measured 1.23x of a cubes mc:64 table."""
+    for _ in range(budget):
+        _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
+                       kn, kb)
+        for i in range(n_opt):
+            v = _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2, cubes, forecast,
+                              adv_left, advisory_on, P, t, n_tricks, leader, played, k, led_suit,
+                              best_card, red, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd)
+            total[i] += _objective(obj, me, v, c2, f2, a2, P, score, correct, advisory_on,
+                                   last_round)
+
+
 @jit(_nrt=True)    # allocates: called from play_one, compiled without reference counting
 def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
-               budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, pol=P_MC, explore=0):
-    """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples.
+               budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, score, correct,
+               last_round, pol=P_MC, explore=0):
+    """Index of the best of ``n_opt`` options by mean round points over ``budget`` samples
+    (an ``mc`` seat: by its objective ``explore``, OBJ_* above, from the standings ``score``,
+    ``correct`` and whether this is the game's ``last_round``).
 
     kind 0: forecast (options = F_HOT/F_COLD); 1: card (options = cards); 2: cube move
     (options = size * 2 + option). Each sample re-deals hidden cards once and plays every
@@ -784,14 +857,10 @@ def _mc_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advis
                             kb, rnd, sched)
     total = np.zeros(n_opt, dtype=np.int64)
     det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
-    for _ in range(budget):
-        _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
-                       kn, kb)
-        for i in range(n_opt):
-            total[i] += _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2, cubes, forecast,
-                                      adv_left, advisory_on, P, t, n_tricks, leader, played, k,
-                                      led_suit, best_card, red, rpol, keys, ctrs, slot, mcstat,
-                                      forbid, kn, kb, rnd)
+    _mc_samples(total, kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P,
+                t, n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
+                budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, score, correct,
+                last_round, explore, det, scratch, h2, c2, f2, a2, p2, seen)
     best = 0
     for i in range(1, n_opt):
         if total[i] > total[best]:
@@ -831,6 +900,20 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
     if kind == 1 and (sched < 0 or race.SIFT_DISTINCT[sched]):
         _equivalent_cards(options, n_opt, hands[me], seen, alive)
     base = ctrs[slot]
+    _race_samples(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
+                  n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
+                  budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, sched, alive, total,
+                  S, Q, N, vals, det, scratch, h2, c2, f2, a2, p2, seen, base)
+    ctrs[slot] = base + budget * race.STRIDE
+    return race.leader(alive, total, n_opt)
+
+
+@jit_borrowing   # allocates nothing; _race_choose owns every array (as _mc_samples)
+def _race_samples(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
+                  n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
+                  budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, sched, alive, total,
+                  S, Q, N, vals, det, scratch, h2, c2, f2, a2, p2, seen, base):
+    """``_race_choose``'s samples, until one option is left or ``budget`` samples."""
     left = race.running(alive, n_opt)
     m = 0
     while left > 1 and m < budget:
@@ -852,8 +935,6 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
         else:
             race.record(vals, alive, total, S, Q, n_opt)
             left = race.prune(alive, total, S, Q, n_opt, m, budget)
-    ctrs[slot] = base + budget * race.STRIDE
-    return race.leader(alive, total, n_opt)
 
 
 # ismcts (kernels/ismcts.py): a flat root (every option on every sample, as mc) and below each
@@ -894,7 +975,6 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
         rpol = P_HEURISTIC
     iterations = samples * n_opt
     tree = ismcts.new_tree(iterations)
-    n_nodes = 1
     path = np.zeros((P + 1) * n_tricks + 2, dtype=np.int64)
     pts = np.zeros(P, dtype=np.int64)
     det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
@@ -902,6 +982,25 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
     for i in range(n_opt):
         codes[i] = (options[i] if kind == 1 else _FC_CODE + options[i] if kind == 0
                     else _MOVE_CODE + options[i])
+    _ismcts_iterations(kind, me, n_opt, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
+                       leader, played, k, led_suit, best_card, voids, round_played, red, explore,
+                       rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, iterations, tree, path,
+                       pts, det, scratch, h2, c2, f2, a2, p2, seen, codes, hands)
+    a = ismcts.most_visited(tree)
+    code = a if kind == 1 else a - _FC_CODE if kind == 0 else a - _MOVE_CODE
+    for i in range(n_opt):
+        if options[i] == code:
+            return i
+    return 0
+
+
+@jit_borrowing   # allocates nothing; _ismcts_choose owns every array (as _mc_samples)
+def _ismcts_iterations(kind, me, n_opt, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
+                       leader, played, k, led_suit, best_card, voids, round_played, red, explore,
+                       rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, iterations, tree, path,
+                       pts, det, scratch, h2, c2, f2, a2, p2, seen, codes, hands):
+    """``_ismcts_choose``'s ``iterations`` tree walks, each with its rollout and backup."""
+    n_nodes = 1
     c_explore = explore / 100.0
     for it in range(iterations):
         i_opt = it % n_opt
@@ -977,17 +1076,12 @@ def _ismcts_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, a
         for o in range(P):
             pts[o], _ = round_points(c2, f2[o])
         ismcts.backup(tree, path, depth, pts)
-    a = ismcts.most_visited(tree)
-    code = a if kind == 1 else a - _FC_CODE if kind == 0 else a - _MOVE_CODE
-    for i in range(n_opt):
-        if options[i] == code:
-            return i
-    return 0
 
 
 @jit(_nrt=True)    # (as _mc_choose)
 def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks,
-             played, voids, round_played, seats, keys, ctrs, options, mcstat, kn, rnd):
+             played, voids, round_played, seats, keys, ctrs, options, mcstat, kn, rnd, score,
+             correct, last_round):
     """A search seat's cube move, as size * 2 + option (kept out of line: the hot loop stays lean)."""
     fb = seats[w, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0
     n = 0
@@ -1000,7 +1094,8 @@ def _mc_move(w, red, singles, doubles, hands, cubes, forecast, adv_left, advisor
     return options[_mc_choose(2, w, options, n, hands, cubes, forecast, adv_left, advisory_on, P,
                               t, n_tricks, w, played, 0, -1, -1, voids, round_played, red,
                               seats[w, 1], seats[w, 2], keys, ctrs, P + 1 + w, mcstat,
-                              fb, kn, NK * w, rnd, seats[w, 0], seats[w, 3])]
+                              fb, kn, NK * w, rnd, score, correct, last_round, seats[w, 0],
+                              seats[w, 3])]
 
 
 # ---- one game --------------------------------------------------------------------------------
@@ -1145,7 +1240,8 @@ def forecast_phase(params, seats, rnd, st, out, row, ev, ev_n, search):
                 0, s, st.options, 2, st.hands, st.cubes, st.forecast, st.adv_left,
                 params[R_ADVISORY] != 0, P, 0, params[R_TRICKS], rnd % P, st.played, 0, -1, -1,
                 st.voids, st.round_played, False, seats[s, 1], seats[s, 2], st.keys, st.ctrs,
-                P + 1 + s, st.mcstat, fb, kn, NK * s, rnd, pol, seats[s, 3])]
+                P + 1 + s, st.mcstat, fb, kn, NK * s, rnd, st.score, st.correct,
+                rnd == params[R_ROUNDS] - 1, pol, seats[s, 3])]
         if wide and (forbidden_forecasts(seats[s, SEAT_WATCH]) >> st.forecast[s]) & 1:
             count(out, row, P, C_RX_FORBIDDEN, 1)
         if ev.shape[0] > 0:
@@ -1188,7 +1284,8 @@ def card_choice(params, seats, s, h, legal, k, t, leader, led_suit, best_card, r
                                  params[R_ADVISORY] != 0, P, t, params[R_TRICKS], leader, st.played,
                                  k, led_suit, best_card, st.voids, st.round_played, False,
                                  seats[s, 1], seats[s, 2], st.keys, st.ctrs, P + 1 + s, st.mcstat,
-                                 fb, st.kn, NK * s, rnd, pol, seats[s, 3])]
+                                 fb, st.kn, NK * s, rnd, st.score, st.correct,
+                                 rnd == params[R_ROUNDS] - 1, pol, seats[s, 3])]
 
 
 @jit(inline='always')
@@ -1235,18 +1332,19 @@ def cube_move_choice(params, seats, w, red, singles, doubles, final, t, rnd, st,
     """(size, option): the winner's cube move among ``singles`` / ``doubles`` (masks of options).
 
     random: one draw over every move left (as _choose_move); mc, race: by search, but not the
-    game's last move (its round points are exact); heuristic, tuned: knob_move_n by the seat's
-    knobs."""
+    game's last move (its round points are exact) unless the seat's objective looks at the other
+    seats' points too; heuristic, tuned: knob_move_n by the seat's knobs."""
     pol = seats[w, 0]
     n = popcount(singles) + popcount(doubles)
     if pol == P_RANDOM:
         return nth_move(singles, doubles,
                         _draw_ahead(st.keys, st.ctrs, st.nxt, w, n) if n > 1 else 0)
-    if search is not None and _searches(pol) and n > 1 and not final:
+    if search is not None and _searches(pol) and n > 1 and (
+            not final or (pol == P_MC and seats[w, 3] != OBJ_OWN)):
         pick = _mc_move(w, red, singles, doubles, st.hands, st.cubes, st.forecast, st.adv_left,
                         params[R_ADVISORY] != 0, seats.shape[0], t, params[R_TRICKS], st.played,
                         st.voids, st.round_played, seats, st.keys, st.ctrs, st.options, st.mcstat,
-                        st.kn, rnd)
+                        st.kn, rnd, st.score, st.correct, rnd == params[R_ROUNDS] - 1)
         return pick // 2, pick % 2
     # adv_gain_at spelled out: an inlined helper taking an array costs reference counting where
     # play_one's own reference counting is on (the rollouts; docs/architecture.md)

@@ -96,11 +96,15 @@ def reproducible_rows(job, games: int = 12, seed: int = 9, traced: int = 3):
 
 
 def cubes_search(pol, kind, options, hands, cubes, t, k, round_played, red, budget, seed=3,
-                 explore=0, forbid=0, adv_left=(0, 0, 0, 0), advisory=False, forecast=None):
+                 explore=0, forbid=0, adv_left=(0, 0, 0, 0), advisory=False, forecast=None,
+                 score=(0, 0, 0, 0), correct=(0, 0, 0, 0), last_round=False,
+                 rollout=None):
     """(pick, rollouts) of a forecasts-cubes search decision (``fc._mc_choose`` with seat policy
-    ``pol``: race or ismcts, whose ``budget`` is then its iterations) for seat 0 (forecast
-    ``forecast``, default Hot; the others Cold), round 0, leader seat 0, nothing led in the current
-    trick unless ``k`` > 0, heuristic rollouts, the default knobs."""
+    ``pol``: race or ismcts, whose ``budget`` is then its iterations; mc with objective
+    ``explore``) for seat 0 (forecast ``forecast``, default Hot; the others Cold), round
+    0 (the game's last if ``last_round``, standings ``score`` and ``correct``), leader seat 0,
+    nothing led in the current trick unless ``k`` > 0, heuristic rollouts unless ``rollout``, the
+    default knobs."""
     import numpy as np
     from kernels import forecasts_cubes as fc
     from kernels import rng
@@ -116,8 +120,9 @@ def cubes_search(pol, kind, options, hands, cubes, t, k, round_played, red, budg
                       np.asarray(cubes, np.int64), np.array([f, 1, 1, 1], np.int64),
                       np.asarray(adv_left, np.int64), advisory, P, t, 10, 0, np.zeros(P, np.int64),
                       k, -1, -1, np.zeros(P, np.int64), np.asarray(round_played, np.int64), red,
-                      budget, fc.P_HEURISTIC, keys, ctrs, P + 1, mcstat, forbid, fc.KNOB_DEFAULTS,
-                      0, 0, pol, explore)
+                      budget, fc.P_HEURISTIC if rollout is None else rollout, keys, ctrs, P + 1,
+                      mcstat, forbid, fc.KNOB_DEFAULTS, 0, 0, np.asarray(score, np.int64),
+                      np.asarray(correct, np.int64), last_round, pol, explore)
     return int(opts[i]), int(mcstat[0])
 
 
