@@ -10,7 +10,8 @@ Run it on two checkouts and compare the lines:
     PYTHONPATH=$PWD python3 benchmarks/search_digest.py > new.txt && diff old.txt new.txt
 
 ``--game forecasts-cubes``: the same for forecasts-cubes (mc / race / sift / ismcts, heuristic,
-tuned and random rollouts, 3p and 4p, base and advisory).
+tuned and random rollouts, 3p and 4p, base and advisory); ``--game pgc``: pgc's random, heuristic,
+tuned and mc tables at 2-6 players.
 """
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ TABLES = {"forecasts-bid": (
     ("advisory", "mc:8:tuned,race:8:tuned,sift:8:tuned:10,ismcts:8:tuned:30", 27, 20),
     ("advisory", "mc:4:random,tuned,mc:8:tuned,heuristic", 28, 30),
     ("base", "mc:8:tuned,ismcts:8:heuristic:30,race:8:heuristic", 29, 30),
+), "pgc": (
+    ("base", "random,random,random,random", 26, 400),
+    ("base", "heuristic,tuned,random,heuristic,tuned", 27, 300),
+    ("base", "mc:4:tuned,heuristic,mc:4:random,tuned", 28, 12),
+    ("base", "mc:4:heuristic,random", 29, 20),
+    ("base", "tuned,heuristic,mc:2:tuned", 30, 20),
+    ("base", "random,heuristic,tuned,random,heuristic,tuned", 31, 200),
 )}
 
 

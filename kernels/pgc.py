@@ -29,7 +29,7 @@ import numpy as np
 from numba import prange
 
 from . import arc, builds, layout, rng
-from ._jit import jit, pjit
+from ._jit import jit, jit_borrowing, pjit
 from .cards import lowest_bit, popcount
 from .knobs import fill_knob_defaults, load_knob_row
 from .layout import col_counter, col_decisions, col_flags, col_length, col_winners, record_event
@@ -980,7 +980,7 @@ def heuristic_choice(st, params, acts, n):
 # unseen cards uniformly from the seat's SEARCH stream; rollouts reuse the game's own rules
 # (``legal_actions``, ``apply_action``) and policies on a copy of the state.
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (mc_choose) owns every array
 def determinize(st, me, keys, ctrs, slot, dst, pool):
     """``dst`` = ``st`` with every card ``me`` cannot see re-dealt at random: the unseen cards
     (the deck minus ``me``'s hand in play minus the cards played this round) are shuffled on
@@ -1025,7 +1025,7 @@ def determinize(st, me, keys, ctrs, slot, dst, pool):
                     i += 1
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def rollout(st, params, pol, keys, ctrs, slot, fixed_rounds, target, acts, tmp, me=-1, forbid=0):
     """Play the round in ``st`` (a copy) to its end with every seat on ``pol`` (random draws on
     stream ``slot``); seat ``me`` obeys its restrictions ``forbid``. Returns the turns simulated."""
@@ -1059,7 +1059,27 @@ def round_result(st, params, me):
     return v
 
 
-@jit
+@jit_borrowing   # allocates nothing; mc_choose owns every array
+def _mc_samples(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds, target, mcstat,
+                forbid, me, total, det, st2, pool, racts, tmp):
+    """``mc_choose``'s ``budget`` samples, each option's round_result added to ``total``. Its own
+    function, compiled without reference counting (as forecasts-cubes' _mc_samples): from a
+    function that counts references, each call of a rollout's helpers counted its array
+    arguments up and down (atomic instructions)."""
+    for _ in range(budget):
+        determinize(st, me, keys, ctrs, slot, det, pool)
+        for i in range(n):
+            for j in range(STATE_SIZE):
+                st2[j] = det[j]
+            apply_action(st2, params, acts[i])
+            if st2[S_OUT] < 0:
+                mcstat[1] += rollout(st2, params, rpol, keys, ctrs, slot, fixed_rounds, target,
+                                     racts, tmp, me, forbid)
+            mcstat[0] += 1
+            total[i] += round_result(st2, params, me)
+
+
+@jit(_nrt=True)    # allocates its working arrays: called from _play_game, compiled without counting
 def mc_choose(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds, target, mcstat,
               forbid=0):
     """Index of the best of the ``n`` legal actions for the seat to act by the mean of
@@ -1079,17 +1099,8 @@ def mc_choose(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds,
     pool = np.empty(MAX_DECK, dtype=np.int64)
     racts = np.empty(MAX_ACTIONS, dtype=np.int64)
     tmp = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    for _ in range(budget):
-        determinize(st, me, keys, ctrs, slot, det, pool)
-        for i in range(n):
-            for j in range(STATE_SIZE):
-                st2[j] = det[j]
-            apply_action(st2, params, acts[i])
-            if st2[S_OUT] < 0:
-                mcstat[1] += rollout(st2, params, rpol, keys, ctrs, slot, fixed_rounds, target,
-                                     racts, tmp, me, forbid)
-            mcstat[0] += 1
-            total[i] += round_result(st2, params, me)
+    _mc_samples(st, params, acts, n, budget, rpol, keys, ctrs, slot, fixed_rounds, target, mcstat,
+                forbid, me, total, det, st2, pool, racts, tmp)
     best = 0
     for i in range(1, n):
         if total[i] > total[best]:
@@ -1174,11 +1185,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     compile time (a build without it compiles faster; see docs/architecture.md).
     """
     P = seats.shape[0]
-    rec = ev.shape[0] > 0
-    for j in range(out.shape[1]):
-        out[row, j] = 0
     st = new_state(P)
-    load_knobs(st, seats)
     acts = np.zeros(MAX_ACTIONS, dtype=np.int64)
     tmp = np.zeros(MAX_PLAYERS, dtype=np.int64)
     deck = np.zeros(MAX_DECK, dtype=np.int64)
@@ -1186,11 +1193,27 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     # search (mc seats only)
     keys = np.zeros(2 * P + 1, dtype=np.uint64)
     ctrs = np.zeros(2 * P + 1, dtype=np.int64)
+    mcstat = np.zeros(2, dtype=np.int64)        # rollouts, rollout turns
+    _play_game(params, seats, seed, g, out, row, ev, ev_n, search, st, acts, tmp, deck, keys, ctrs,
+               mcstat)
+
+
+@jit_borrowing   # allocates nothing; play_one owns every array
+def _play_game(params, seats, seed, g, out, row, ev, ev_n, search, st, acts, tmp, deck, keys, ctrs,
+               mcstat):
+    """play_one's game in its working arrays. Its own function, compiled without reference
+    counting: in play_one (which allocates, so counts references) every call of a turn's helpers
+    (legal_actions, heuristic_choice, apply_action, ...) counted its array arguments up and down
+    with atomic instructions."""
+    P = seats.shape[0]
+    rec = ev.shape[0] > 0
+    for j in range(out.shape[1]):
+        out[row, j] = 0
+    load_knobs(st, seats)
     for s in range(P):
         keys[s] = rng.stream_key(seed, g, rng.SEAT, s)
         if search is not None and seats[s, 0] == P_MC:
             keys[P + 1 + s] = rng.stream_key(seed, g, rng.SEARCH, s)
-    mcstat = np.zeros(2, dtype=np.int64)        # rollouts, rollout turns
     fixed = 0
     if P == 2 and params[R_TWO_P_END] == END_TWO_HANDS:
         fixed = TWO_HANDS_ROUNDS
@@ -1306,7 +1329,7 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     out[row, C0 + C_MC_PLAYS] = mcstat[1]
 
 
-@jit
+@jit(_nrt=True)    # allocates its keys (once a game)
 def _finish(st, P, timeout, out, row, ev, ev_n):
     """Fewest points wins; ties share. A timeout has no winner (places still by points)."""
     keys = np.empty(P, dtype=np.int64)
