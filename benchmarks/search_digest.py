@@ -10,8 +10,8 @@ Run it on two checkouts and compare the lines:
     PYTHONPATH=$PWD python3 benchmarks/search_digest.py > new.txt && diff old.txt new.txt
 
 ``--game forecasts-cubes``: the same for forecasts-cubes (mc / race / sift / ismcts, heuristic,
-tuned and random rollouts, 3p and 4p, base and advisory); ``--game pgc``: pgc's random, heuristic,
-tuned and mc tables at 2-6 players.
+tuned and random rollouts, 3p and 4p, base and advisory); ``--game pgc`` and
+``--game sudden-skies``: their random, heuristic, tuned and mc tables at several player counts.
 """
 from __future__ import annotations
 
@@ -43,6 +43,12 @@ TABLES = {"forecasts-bid": (
     ("base", "mc:4:heuristic,random", 29, 20),
     ("base", "tuned,heuristic,mc:2:tuned", 30, 20),
     ("base", "random,heuristic,tuned,random,heuristic,tuned", 31, 200),
+), "sudden-skies": (
+    ("base", "random,random,random,random", 26, 400),
+    ("base", "heuristic,tuned,random", 27, 400),
+    ("base", "mc:4:tuned,heuristic,mc:4:random,tuned", 28, 12),
+    ("base", "mc:4:heuristic,random", 29, 20),
+    ("base", "tuned,heuristic,tuned,heuristic", 30, 400),
 )}
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from . import arc, builds, layout, rng
-from ._jit import jit, pjit
+from ._jit import jit, jit_borrowing, pjit
 from .cards import (
     CLUBS, DIAMONDS, HEARTS, N_CARDS, N_RANKS, N_SUITS, SPADES, SUIT_MASK,
     card_name, lowest_bit, popcount, select_bit, suit_of,
@@ -1183,7 +1183,7 @@ def _augment(i, poss, loc, cap, m, parent, via, queue):
     loc[i] = L
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _determinize(st, me, extra, rpol, dst, cards, poss, loc, pilec, cap, work, keys, ctrs, slot):
     """dst = st with everything seat ``me`` cannot see re-dealt, from stream ``slot``.
 
@@ -1304,7 +1304,7 @@ def _plan_code(kind, card, target):
     return kind + 4 * (card + 1) + 256 * (target + 1)
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _play_option(st, me, dkind, opt, aux, aux2, keys, ctrs):
     """Apply option ``opt`` of decision ``dkind`` of seat ``me`` to ``st`` (a sample), the rest of
     the turn by the seats' policies; returns the seat whose turn is next.
@@ -1337,7 +1337,7 @@ def _play_option(st, me, dkind, opt, aux, aux2, keys, ctrs):
     return (aux + 1) % P
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (a search) owns every array
 def _rollout(st, s, horizon, keys, ctrs):
     """Play on from seat s with the seats' policies until the game ends or turn ``horizon``;
     returns the turns played."""
@@ -1352,7 +1352,39 @@ def _rollout(st, s, horizon, keys, ctrs):
     return plays
 
 
-@jit
+@jit_borrowing   # allocates nothing; _mc_search owns every array
+def _mc_samples(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot, budget, rpol, total,
+                ndiff, det, sim, cards, poss, loc, pilec, cap, work, rkeys, rctrs, horizon):
+    """``_mc_search``'s ``budget`` samples: each option's wins into ``total``, the samples where
+    it and the favourite differ into ``ndiff``; returns the turns simulated. Its own function,
+    compiled without reference counting (as forecasts-cubes' _mc_samples)."""
+    P = st[ST_PLAYERS]
+    plays = 0
+    w0 = 0
+    for _ in range(budget):
+        _determinize(st, me, extra, rpol, det, cards, poss, loc, pilec, cap, work, keys, ctrs, slot)
+        # the rollouts' random choices (rollout = random): per-seat streams keyed by one draw
+        base = rng.bits(keys[slot], ctrs[slot])
+        ctrs[slot] += 1
+        for p in range(P):
+            rkeys[p] = rng.bits(base, p)
+        for i in range(n_opt):
+            for j in range(STATE_SIZE):
+                sim[j] = det[j]
+            for p in range(P):
+                rctrs[p] = 0
+            nxt = _play_option(sim, me, dkind, opts[i], aux, aux2, rkeys, rctrs)
+            plays += _rollout(sim, nxt, horizon, rkeys, rctrs)
+            win = 1 if sim[ST_WINNER] == me else 0
+            total[i] += win
+            if i == 0:
+                w0 = win
+            elif win != w0:
+                ndiff[i] += 1
+    return plays
+
+
+@jit(_nrt=True)    # allocates its working arrays: called from play_one_in, compiled without counting
 def _mc_search(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot):
     """Index of the chosen one of ``opts[:n_opt]`` for seat ``me``; ``opts[0]`` is the favourite.
     Each of the seat's budget of samples re-deals what me cannot see once and plays every option
@@ -1377,28 +1409,9 @@ def _mc_search(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot):
     rkeys = np.empty(MAX_PLAYERS, dtype=np.uint64)
     rctrs = np.zeros(MAX_PLAYERS, dtype=np.int64)
     horizon = st[ST_TURN] + MC_HORIZON
-    plays = 0
-    w0 = 0
-    for _ in range(budget):
-        _determinize(st, me, extra, rpol, det, cards, poss, loc, pilec, cap, work, keys, ctrs, slot)
-        # the rollouts' random choices (rollout = random): per-seat streams keyed by one draw
-        base = rng.bits(keys[slot], ctrs[slot])
-        ctrs[slot] += 1
-        for p in range(P):
-            rkeys[p] = rng.bits(base, p)
-        for i in range(n_opt):
-            for j in range(STATE_SIZE):
-                sim[j] = det[j]
-            for p in range(P):
-                rctrs[p] = 0
-            nxt = _play_option(sim, me, dkind, opts[i], aux, aux2, rkeys, rctrs)
-            plays += _rollout(sim, nxt, horizon, rkeys, rctrs)
-            win = 1 if sim[ST_WINNER] == me else 0
-            total[i] += win
-            if i == 0:
-                w0 = win
-            elif win != w0:
-                ndiff[i] += 1
+    plays = _mc_samples(st, me, dkind, opts, n_opt, aux, aux2, extra, keys, ctrs, slot, budget, rpol,
+                        total, ndiff, det, sim, cards, poss, loc, pilec, cap, work, rkeys, rctrs,
+                        horizon)
     st[ST_CTR + C_MC_ROLLOUTS] += budget * n_opt
     st[ST_CTR + C_MC_PLAYS] += plays
     best = 0
@@ -1420,7 +1433,7 @@ def _to_front(opts, n, code):
             return
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from play_one_in, compiled without counting
 def mc_plan(st, s, kinds, keys, ctrs, slot, allowed=-1):
     """(kind, weather card or -1, target or -1) for seat s's free turn, by search (weather cards
     only from ``allowed``, a restricted seat's: restrict_turn; -1 = the whole hand).
@@ -1480,7 +1493,7 @@ def mc_plan(st, s, kinds, keys, ctrs, slot, allowed=-1):
     return kind, card, t
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from play_one_in, compiled without counting
 def mc_discard(st, s, drawn, options, keys, ctrs, slot):
     """The card seat s discards after drawing ``drawn`` (2+ options), by search; the
     heuristic's discard first (the favourite), then ascending card code."""
@@ -1495,7 +1508,7 @@ def mc_discard(st, s, drawn, options, keys, ctrs, slot):
     return opts[_mc_search(st, s, D_DISCARD, opts, n, drawn, 0, bit(drawn), keys, ctrs, slot)]
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from play_one_in, compiled without counting
 def mc_wind(st, p, s, card, keys, ctrs, slot):
     """The card seat p passes in the Wind (``card``) seat s played (2+ cards held), by search;
     the heuristic's pass first (the favourite), then ascending card code."""
@@ -1615,7 +1628,7 @@ def work_arrays(params, seats):
             np.zeros((1, arc.width(P)), dtype=np.int64), np.zeros(P, dtype=np.int64))
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller owns every array (work_arrays)
 def play_one_in(params, seats, seed, g, out, row, ev, ev_n, search, keys, ctrs, st, deck, ab, stand):
     """play_one with its working arrays (work_arrays) passed in, reset here for game ``g``: a
     block of games reuses them instead of allocating per game. The stream keys are derived in
@@ -1697,7 +1710,7 @@ def play_from(st, s, keys, ctrs, ev, ev_n, ab=None, stand=None):
         s = (s + 1) % P
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from play_one_in, compiled without counting
 def finish(st, out, row, ev, ev_n):
     """Score 1 for the winner, 0 otherwise; places 1 / 2 (all 1 when nobody won)."""
     P = st[ST_PLAYERS]
