@@ -11,7 +11,8 @@ Run it on two checkouts and compare the lines:
 
 ``--game forecasts-cubes``: the same for forecasts-cubes (mc / race / sift / ismcts, heuristic,
 tuned and random rollouts, 3p and 4p, base and advisory); ``--game pgc`` and
-``--game sudden-skies``: their random, heuristic, tuned and mc tables at several player counts.
+``--game sudden-skies``: their random, heuristic, tuned and mc tables at several player counts;
+``--game daily-weather``: random, greedy, mc and the solver.
 """
 from __future__ import annotations
 
@@ -49,6 +50,12 @@ TABLES = {"forecasts-bid": (
     ("base", "mc:4:tuned,heuristic,mc:4:random,tuned", 28, 12),
     ("base", "mc:4:heuristic,random", 29, 20),
     ("base", "tuned,heuristic,tuned,heuristic", 30, 400),
+), "daily-weather": (
+    ("base", "random", 26, 2000),
+    ("base", "greedy", 27, 2000),
+    ("base", "mc:4:greedy", 28, 40),
+    ("base", "mc:4:random", 29, 40),
+    ("base", "solver", 30, 40),
 )}
 
 

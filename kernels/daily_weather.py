@@ -28,7 +28,7 @@ import numpy as np
 from numba import prange
 
 from . import builds, layout, rng
-from ._jit import jit, pjit
+from ._jit import jit, jit_borrowing, pjit
 from .cards import lowest_bit, popcount
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Restriction, Rule
 
@@ -511,7 +511,7 @@ def lay_label_cards(params, st, top, tm):
     st[S_FOREIGN] = N_FOREIGN
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from _play_game, compiled without counting
 def deal(params, seed, g, st):
     """Shuffle the six Weather Cards (DEAL stream, round 0), then flip each (a coin per card
     in deck order), then draw a hand of two."""
@@ -925,7 +925,7 @@ def forbidden_bits(st, top, o, mask, vis, hit):
     return m
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from _play_game, compiled without counting
 def restrict_placements(st, top, opts, n, forbid):
     """Drop the placements ``forbid`` forbids, order kept; returns (count, yielded). When every
     placement is forbidden the restriction yields and ``opts`` stays whole."""
@@ -957,7 +957,7 @@ def seat_placements(params, st, top, tm, opts, cand, forbid):
     return restrict_placements(st, top, opts, n, forbid)
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from _play_game, compiled without counting
 def took_watched(st, top, o, watch):
     """Is placement ``o`` (not yet applied) in the watched set ``watch``?"""
     vis = np.zeros(N_WEATHER_FACES, dtype=np.int64)
@@ -1051,7 +1051,7 @@ def choose_greedy(params, st, top, tm, pat, opts, n, wins, keys, ctrs, undo, row
     return wins[0]
 
 
-@jit
+@jit(_nrt=True)    # allocates: called from _play_game, compiled without counting
 def solve(params, st, top, tm, pat, budget, plan, info, rows, work, ok, forbid=0):
     """Depth-first search over the whole game (the solver knows the shuffled deck).
 
@@ -1189,7 +1189,7 @@ def judge(st, top, tm, pat, rows, work, ok, failed_stuck):
     return win, m, score
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (mc_choose) owns every array
 def mc_determinize(params, st, keys, ctrs, deck, ids):
     """deck[0..6) = the deck with everything under its face-up top card re-dealt: the cards
     there, taken in ascending card order (so the true order is never read), shuffled on stream
@@ -1215,7 +1215,7 @@ def mc_determinize(params, st, keys, ctrs, deck, ids):
         deck[first + i] = ids[i] * 2 + face
 
 
-@jit
+@jit_borrowing   # allocates nothing; its caller (mc_choose) owns every array
 def mc_rollout(params, st, top, tm, pat, pol, keys, ctrs, opts, wins, cand, undo, rows, work,
                ok, mcstat, forbid=0):
     """Play this state (the caller's copy) to the end of the game with ``pol`` (random or
@@ -1243,7 +1243,31 @@ def mc_rollout(params, st, top, tm, pat, pol, keys, ctrs, opts, wins, cand, undo
     return MC_WIN_VALUE * win + score
 
 
-@jit
+@jit_borrowing   # allocates nothing; mc_choose owns every array
+def _mc_samples(params, st, top, tm, pat, opts, n, samples, pol, keys, ctrs, mcstat, forbid, total,
+                deck, ids, st2, top2, tm2, ropts, wins, cand, undo, rows, work, ok):
+    """``mc_choose``'s samples: each option's rollout values added to ``total``. Its own function,
+    compiled without reference counting (as forecasts-cubes' _mc_samples)."""
+    for _ in range(samples):
+        mc_determinize(params, st, keys, ctrs, deck, ids)
+        for i in range(n):
+            for j in range(ST_LEN):        # (slice copies would allocate: no counting here)
+                st2[j] = st[j]
+            for j in range(H * W):
+                top2[j] = top[j]
+            for a in range(N_TYPES):
+                for b in range(H):
+                    tm2[a, b] = tm[a, b]
+            for j in range(N_WEATHER):
+                st2[S_DECK0 + j] = deck[j]
+            apply_placement(params, st2, top2, tm2, opts[i], undo)
+            mcstat[1] += 1
+            total[i] += mc_rollout(params, st2, top2, tm2, pat, pol, keys, ctrs, ropts, wins,
+                                   cand, undo, rows, work, ok, mcstat, forbid)
+            mcstat[0] += 1
+
+
+@jit(_nrt=True)    # allocates: called from _play_game, compiled without counting
 def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat, forbid=0):
     """The search player's placement among opts[0..n) (n >= 1; opts may be rewritten).
 
@@ -1278,19 +1302,8 @@ def mc_choose(params, st, top, tm, pat, opts, n, budget, pol, keys, ctrs, mcstat
     ropts = np.empty(MAX_OPTIONS, dtype=np.int64)
     cand = np.zeros(H, dtype=np.int64)
     samples = 1 if cards_left(st) == 1 else budget
-    for _ in range(samples):
-        mc_determinize(params, st, keys, ctrs, deck, ids)
-        for i in range(n):
-            st2[:] = st
-            top2[:] = top
-            tm2[:, :] = tm
-            for j in range(N_WEATHER):
-                st2[S_DECK0 + j] = deck[j]
-            apply_placement(params, st2, top2, tm2, opts[i], undo)
-            mcstat[1] += 1
-            total[i] += mc_rollout(params, st2, top2, tm2, pat, pol, keys, ctrs, ropts, wins,
-                                   cand, undo, rows, work, ok, mcstat, forbid)
-            mcstat[0] += 1
+    _mc_samples(params, st, top, tm, pat, opts, n, samples, pol, keys, ctrs, mcstat, forbid, total,
+                deck, ids, st2, top2, tm2, ropts, wins, cand, undo, rows, work, ok)
     best = 0
     for i in range(1, n):
         if total[i] > total[best]:
@@ -1375,8 +1388,6 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     ``search`` is None unless the seat is ``mc``: Numba then prunes the search player's branch at
     compile time, so the other policies' build compiles without it.
     """
-    for j in range(out.shape[1]):
-        out[row, j] = 0
     st = np.zeros(ST_LEN, dtype=np.int64)
     top = np.empty(H * W, dtype=np.int64)
     tm = np.zeros((N_TYPES, H), dtype=np.int64)
@@ -1390,16 +1401,28 @@ def play_one(params, seats, seed, g, out, row, ev, ev_n, search):
     ok = np.zeros(N_REQ, dtype=np.int64)
     plan = np.zeros(SOLVER_DEPTH, dtype=np.int64)
     info = np.zeros(INFO_LEN, dtype=np.int64)
-    new_game(params, seed, g, st, top, tm, pat)
     keys, ctrs = rng.new_streams(1)
+    skeys, sctrs = rng.new_streams(1)          # the search player's own stream
+    mcstat = np.zeros(2, dtype=np.int64)       # rollouts, placements simulated
+    _play_game(params, seats, seed, g, out, row, ev, ev_n, search, st, top, tm, pat, opts, wins,
+               cand, undo, rows, work, ok, plan, info, keys, ctrs, skeys, sctrs, mcstat)
+
+
+@jit_borrowing   # allocates nothing; play_one owns every array
+def _play_game(params, seats, seed, g, out, row, ev, ev_n, search, st, top, tm, pat, opts, wins,
+               cand, undo, rows, work, ok, plan, info, keys, ctrs, skeys, sctrs, mcstat):
+    """play_one's game in its working arrays. Its own function, compiled without reference
+    counting: in play_one (which allocates, so counts references) every call of a placement's
+    helpers counted its array arguments up and down with atomic instructions."""
+    for j in range(out.shape[1]):
+        out[row, j] = 0
+    new_game(params, seed, g, st, top, tm, pat)
     keys[0] = rng.stream_key(seed, g, rng.SEAT, 0)
     policy = seats[0, 0]
     forbid = seats[0, SEAT_FORBID] if seats.shape[1] > SEAT_WATCH else 0
     watch = seats[0, SEAT_WATCH] if seats.shape[1] > SEAT_WATCH else 0
     n_forbidden = 0
     n_yielded = 0
-    skeys, sctrs = rng.new_streams(1)          # the search player's own stream
-    mcstat = np.zeros(2, dtype=np.int64)       # rollouts, placements simulated
     if search is not None and policy == P_MC:
         skeys[0] = rng.stream_key(seed, g, rng.SEARCH, 0)
     tracing = ev.shape[0] > 0
