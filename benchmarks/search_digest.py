@@ -37,6 +37,8 @@ TABLES = {"forecasts-bid": (
     ("advisory", "mc:8:tuned,race:8:tuned,sift:8:tuned:10,ismcts:8:tuned:30", 27, 20),
     ("advisory", "mc:4:random,tuned,mc:8:tuned,heuristic", 28, 30),
     ("base", "mc:8:tuned,ismcts:8:heuristic:30,race:8:heuristic", 29, 30),
+    ("advisory", "heuristic,tuned,random,heuristic", 30, 3000),
+    ("base", "tuned,heuristic,tuned", 31, 3000),
 ), "pgc": (
     ("base", "random,random,random,random", 26, 400),
     ("base", "heuristic,tuned,random,heuristic,tuned", 27, 300),

@@ -389,29 +389,35 @@ def heuristic_card(hand, legal, led_suit, best_card, forecast, win_cheap=0, sluf
     return _lowest_rank(legal)
 
 
-@jit
+@jit(inline='always')
 def _highest_rank(mask):
-    """The card of highest rank in ``mask`` (lowest suit index on equal rank)."""
+    """The card of highest rank in ``mask`` (lowest suit index on equal rank): a suit's cards are
+    13 bits in rank order, so its highest is its highest bit (a loop over the cards with a
+    division each cost about a tenth of a search rollout)."""
     best = -1
-    h = mask
-    while h:
-        c = lowest_bit(h)
-        h &= h - 1
-        if best < 0 or rank_of(c) > rank_of(best):
-            best = c
+    best_r = -1
+    for s in range(4):
+        seg = (mask >> (N_RANKS * s)) & 0x1FFF
+        if seg:
+            r = highest_bit(seg)
+            if r > best_r:
+                best_r = r
+                best = N_RANKS * s + r
     return best
 
 
-@jit
+@jit(inline='always')
 def _lowest_rank(mask):
     """The card of lowest rank in ``mask`` (lowest suit index on equal rank)."""
     best = -1
-    h = mask
-    while h:
-        c = lowest_bit(h)
-        h &= h - 1
-        if best < 0 or rank_of(c) < rank_of(best):
-            best = c
+    best_r = N_RANKS
+    for s in range(4):
+        seg = (mask >> (N_RANKS * s)) & 0x1FFF
+        if seg:
+            r = lowest_bit(seg)
+            if r < best_r:
+                best_r = r
+                best = N_RANKS * s + r
     return best
 
 
