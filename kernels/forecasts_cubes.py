@@ -592,25 +592,45 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
     Works on the arrays it is given (the caller passes copies). Returns card plays simulated.
     """
     plays = 0
+    # the seat to play and the trick's winner so far are counted along, not derived per card (a
+    # division by P per card and trick_winner's division by 13 per seat were about a tenth of a
+    # rollout's instructions); the same seats, cards and winners
+    w = leader
+    if k > 0:                   # resumed inside a trick: who holds it (best_card is unique)
+        for kk in range(k):
+            o = leader + kk
+            if o >= P:
+                o -= P
+            if played[ix(o)] == best_card:
+                w = o
     while t < n_tricks:
+        s = leader + k
+        if s >= P:
+            s -= P
+        follow = FOLLOW_MASK[ix(led_suit + 1)]
         for kk in range(k, P):
-            s = (leader + kk) % P
-            legal = legal_plays(hands[s], led_suit)
+            h = hands[ix(s)]
+            legal = legal_plays(h, led_suit)
             if pol == P_HEURISTIC:
-                c = heuristic_card(hands[s], legal, led_suit, best_card, forecast[s],
+                c = heuristic_card(h, legal, led_suit, best_card, forecast[ix(s)],
                                    kn[kb + K_WIN_CHEAP], kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
             else:
                 n = popcount(legal)
                 c = select_card(legal, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(legal)
-            hands[s] &= ~(np.int64(1) << c)
-            played[s] = c
+            hands[ix(s)] = h & ~(np.int64(1) << c)
+            played[ix(s)] = c
             plays += 1
             if kk == 0:
                 led_suit = suit_of(c)
+                follow = FOLLOW_MASK[ix(led_suit + 1)]
                 best_card = c
-            elif beats(c, best_card, led_suit):
+                w = s
+            elif (follow >> c) & 1 and c > best_card:      # beats(c, best_card, led_suit)
                 best_card = c
-        w = trick_winner(played, leader, P)
+                w = s
+            s += 1
+            if s == P:
+                s = 0
         red = led_suit == HEARTS or led_suit == DIAMONDS
         singles = legal_cube_moves_in(cubes, red, 1)
         if singles:
