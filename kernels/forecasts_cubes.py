@@ -838,7 +838,8 @@ def _mc_samples(total, kind, me, options, n_opt, hands, cubes, forecast, adv_lef
     """``_mc_choose``'s samples: adds each option's worth (objective ``obj``) on every sample to
     ``total``. Its own function, compiled without reference counting: called from ``_mc_choose``
     (which allocates, so counts references) each rollout cost a count up and down of its ~15
-    array arguments (an atomic instruction each), measured 1.23x of a cubes mc:64 table."""
+    array arguments (an atomic instruction each): with the per-sample functions also compiled
+    without counting, a mc:64 table is 1.64x cheaper (benchmarks/RESULTS.md, session 22)."""
     for _ in range(budget):
         _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
                        kn, kb)
