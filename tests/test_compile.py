@@ -285,3 +285,27 @@ def test_an_interrupt_stops_the_compile_processes_and_leaves_no_semaphore_warnin
         for pid in r.stdout.split():
             assert not Path(f"/proc/{pid}").exists() or \
                 Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+
+# The loops that run once a turn or once a rollout are compiled without reference counting
+# (docs/architecture.md, "An allocating shell around a borrowing body"): with counting, every
+# call they make counts each array argument up and down with an atomic instruction, which made
+# these games' play and search 1.6-2.8x slower (benchmarks/RESULTS.md, session 22) while every
+# test still passed. No timing here: the check is that the decorator says so.
+_BORROWING_BODIES = {
+    "forecasts_cubes": ("play_one", "_mc_samples", "_race_samples", "_ismcts_iterations",
+                        "_option_value", "_rollout", "_determinize", "_sample_hidden"),
+    "forecasts_bid": ("play_one", "game_rest"),
+    "pgc": ("_play_game", "_mc_samples", "rollout", "determinize"),
+    "sudden_skies": ("play_one_in", "_mc_samples", "_rollout", "_determinize", "_play_option"),
+    "daily_weather": ("_play_game", "_mc_samples", "mc_rollout", "mc_determinize"),
+}
+
+
+@pytest.mark.parametrize("module", sorted(_BORROWING_BODIES))
+def test_hot_loops_are_compiled_without_reference_counting(module):
+    import importlib
+    mod = importlib.import_module(f"kernels.{module}")
+    counting = [name for name in _BORROWING_BODIES[module]
+                if getattr(mod, name).targetoptions.get("_nrt", True) is not False]
+    assert not counting, f"{module}: {counting} count references (use _jit.jit_borrowing)"
