@@ -471,6 +471,36 @@ def nth_move(singles, doubles, k):
     return 2, nth_bit(doubles, k - ns)
 
 
+@jit(inline='always')
+def standing_key(score, correct, unused_adv):
+    """The end of the game's order as one number (_finish_into): the score, then correct forecasts
+    (at most 12, below 16), then an unused Weather Advisory (0 or 1; 0 without the optional rule)."""
+    return (score * 16 + correct) * 2 + unused_adv
+
+
+@jit(inline='always')
+def end_share(hot, cold, me, score, correct, adv_left, forecast, advisory_on, P, spent):
+    """Seat ``me``'s share of the win (layout.SHARE_UNIT // the seats level on top; 0 when another
+    seat is ahead) if the game ended when this round is scored with ``hot`` / ``cold`` cubes:
+    ``score`` and ``correct`` are the totals before the round, ``adv_left`` the Advisories still
+    held, ``spent``: ``me`` spends its Advisory on the move being weighed."""
+    top = -1
+    n_top = 0
+    mine = -1
+    for s in range(P):
+        pts, ok = points(hot, cold, forecast[s])
+        unused = adv_left[s] if advisory_on and not (s == me and spent) else 0
+        k = standing_key(score[s] + pts, correct[s] + ok, unused)
+        if s == me:
+            mine = k
+        if k > top:
+            top = k
+            n_top = 1
+        elif k == top:
+            n_top += 1
+    return layout.SHARE_UNIT // n_top if mine == top else 0
+
+
 @jit
 def winning_moves(hot, neutral, cold, red, singles, doubles, w, score, correct, adv_left, forecast,
                   advisory_on, P):
@@ -487,23 +517,8 @@ def winning_moves(hot, neutral, cold, red, singles, doubles, w, score, correct, 
             if not (m >> option) & 1:
                 continue
             h, _, c = apply_cube_move(hot, neutral, cold, red, size, option)
-            # the tie-break keys of _finish_into after round scoring
-            top = -1
-            n_top = 0
-            mine = -1
-            for s in range(P):
-                pts, ok = points(h, c, forecast[s])
-                k = ((score[s] + pts) * 16 + correct[s] + ok) * 2
-                if advisory_on:
-                    k += 0 if (s == w and size == 2) else adv_left[s]
-                if s == w:
-                    mine = k
-                if k > top:
-                    top = k
-                    n_top = 1
-                elif k == top:
-                    n_top += 1
-            share = layout.SHARE_UNIT // n_top if mine == top else 0
+            share = end_share(h, c, w, score, correct, adv_left, forecast, advisory_on, P,
+                              size == 2)
             if share > best_share:
                 best_share = share
                 keep_s = 0
@@ -793,7 +808,8 @@ def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_l
 # OBJ_MEAN: (P - 1) x own round points minus the other seats' (their sampled forecasts), i.e.
 #   P - 1 times its gain over the others' mean.
 # OBJ_WIN: OBJ_MEAN, but in the game's last round WIN_UNIT x its win share at the game's end
-#   (twelfths: 12 / the number of seats sharing the win, by the rulebook's tie-breaks) first.
+#   (end_share: layout.SHARE_UNIT / the number of seats sharing the win, by the rulebook's
+#   tie-breaks) first.
 OBJ_OWN, OBJ_MEAN, OBJ_WIN = 0, 1, 2
 WIN_UNIT = np.int64(1) << 12      # above any OBJ_MEAN value (|value| <= 2 x (P - 1) x 10)
 
@@ -811,23 +827,8 @@ def _objective(obj, me, pts, c2, f2, a2, P, score, correct, advisory_on, last_ro
         rel += (P - 1) * p if o == me else -p
     if obj == OBJ_MEAN or not last_round:
         return rel
-    mine = np.int64(0)
-    for o in range(P):      # _finish_into's keys: (score, correct, unused Advisory)
-        p, ok = points(c2[HOT], c2[COLD], f2[o])
-        k = ((score[o] + p) * 16 + correct[o] + ok) * 2 + (a2[o] if advisory_on else 0)
-        if o == me:
-            mine = k
-    ahead = 0
-    level = 0
-    for o in range(P):
-        p, ok = points(c2[HOT], c2[COLD], f2[o])
-        k = ((score[o] + p) * 16 + correct[o] + ok) * 2 + (a2[o] if advisory_on else 0)
-        if k > mine:
-            ahead += 1
-        elif k == mine:
-            level += 1
-    share = 0 if ahead > 0 else 12 // level
-    return share * WIN_UNIT + rel
+    return end_share(c2[HOT], c2[COLD], me, score, correct, a2, f2, advisory_on, P,
+                     False) * WIN_UNIT + rel
 
 
 @jit_borrowing   # allocates nothing; _mc_choose owns every array
@@ -1526,11 +1527,7 @@ def _finish(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev
 def _finish_into(score, correct, adv_left, used_adv, advisory_on, P, out, row, ev, ev_n, keys):
     """``_finish`` with a caller-owned buffer for the tie-break keys."""
     for s in range(P):
-        # lexicographic (score, correct, unused Advisory): correct <= 12, unused <= 1
-        k = (score[s] * 16 + correct[s]) * 2
-        if advisory_on:
-            k += adv_left[s]
-        keys[s] = k
+        keys[s] = standing_key(score[s], correct[s], adv_left[s] if advisory_on else 0)
         out[row, s] = score[s]
     best = keys[0]      # (no keys.max(): Numba's max allocates, play_one counts no references)
     for s in range(1, P):

@@ -121,12 +121,17 @@ def test_objective_0_is_mc_as_before_and_an_unknown_one_is_refused():
     width = layout.out_width(4, fc.N_COUNTERS)
     rows = []
     for seats in ("mc:3:tuned,heuristic,mc:2:heuristic,random",
-                  "mc:3:tuned:0,heuristic,mc:2:heuristic:0,random"):
+                  "mc:3:tuned:0,heuristic,mc:2:heuristic:0,random",
+                  "mc:3:tuned:2,heuristic,mc:2:heuristic:1,random"):
         job = cfg.resolve("forecasts-cubes", seats=seats)
         a = np.zeros((6, width), np.int64)
         job.module.play_games_serial(job.params, job.seats, 4, 0, a)
         rows.append(a)
     assert np.array_equal(rows[0], rows[1])
+    assert cfg.resolve("forecasts-cubes", seats="mc:3:tuned,heuristic,heuristic,heuristic").seats[0, 3] \
+        == fc.OBJ_OWN, "the default objective is own round points"
+    # the argument reaches the search: another objective plays other games on the same deals
+    assert not np.array_equal(rows[0], rows[2])
     with pytest.raises(ValueError, match="objective"):
         cfg.resolve("forecasts-cubes", seats="mc:3:tuned:3,heuristic,heuristic,heuristic")
 
