@@ -15,6 +15,16 @@ from simcli.engine import runner
 from simcli.stats import paired_difference
 
 
+def hand_mask(*names):
+    """The 52-card mask of cards named as ``parse_card`` reads them ("AH", "10S", ...)."""
+    import numpy as np
+    from kernels.cards import parse_card
+    m = 0
+    for n in names:
+        m |= 1 << parse_card(n)
+    return np.int64(m)
+
+
 @dataclass
 class CliResult:
     exit_code: int

@@ -7,16 +7,9 @@ import pytest
 
 from kernels import forecasts_cubes as fc
 from kernels import layout, rng
-from kernels.cards import parse_card
 from simcli.config import jobs as cfg
 from simcli.engine import runner
-
-
-def _hand(*names):
-    m = 0
-    for n in names:
-        m |= 1 << parse_card(n)
-    return np.int64(m)
+from tests.helpers import hand_mask as _hand
 
 
 def _choice(hands, seed=3):

@@ -10,10 +10,10 @@ import pytest
 
 from kernels import forecasts_cubes as fc
 from kernels import ismcts, layout, rng
-from kernels.cards import parse_card
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
 from tests.helpers import cubes_search, paired_match, reproducible_rows
+from tests.helpers import hand_mask as _hand
 
 T = ismcts
 
@@ -92,13 +92,6 @@ def test_most_visited_breaks_ties_by_reward_then_age():
 
 
 # ---- forecasts-cubes decisions -------------------------------------------------------------------
-def _hand(*names):
-    m = 0
-    for n in names:
-        m |= 1 << parse_card(n)
-    return m
-
-
 def _choose(kind, options, hands, cubes, t, k, round_played, red, iterations, explore=70, seed=3):
     """(pick, rollouts) of the ismcts player's decision for seat 0 (tests/helpers.cubes_search)."""
     return cubes_search(fc.P_ISMCTS, kind, options, hands, cubes, t, k, round_played, red, iterations,

@@ -11,6 +11,7 @@ from kernels import layout, race
 from kernels.cards import parse_card
 from simcli.config import jobs as cfg
 from tests.helpers import cubes_search, reproducible_rows
+from tests.helpers import hand_mask as _hand
 
 
 # ---- the race itself, on hand-made sample values ---------------------------------------------
@@ -72,13 +73,6 @@ def test_cubes_last_move_of_a_round_takes_the_cube_that_scores():
                                    played, True, 64)
     assert pick == 1 * 2 + 1
     assert rollouts == 2 * race.RACE_MIN
-
-
-def _hand(*names):
-    m = 0
-    for n in names:
-        m |= 1 << parse_card(n)
-    return m
 
 
 def test_cubes_only_one_option_plays_no_rollout():

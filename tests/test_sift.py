@@ -14,6 +14,7 @@ from kernels import layout, race
 from simcli.config import jobs as cfg
 from simcli.errors import SimError
 from tests.helpers import reproducible_rows
+from tests.helpers import hand_mask as _hand
 
 
 def _sift(rows, k, final=False):
@@ -199,14 +200,6 @@ def _cubes_sift(k, kind, options, hands, cubes, t, round_played, red, budget):
     from tests.helpers import cubes_search
     return cubes_search(fc.P_SIFT, kind, options, hands, cubes, t, 0, round_played, red, budget,
                         explore=k)
-
-
-def _hand(*names):
-    from kernels.cards import parse_card
-    m = 0
-    for n in names:
-        m |= 1 << parse_card(n)
-    return m
 
 
 @pytest.mark.parametrize("k", [0, 10])
