@@ -36,9 +36,92 @@ def serve(spec, games):
             with open(f"{outdir}/mem_{lo:x}.bin", "wb") as f:
                 f.write(data)
             print("done", flush=True)
+        elif line.startswith("syms "):
+            write_symbols(line.split()[1])
+            print("done", flush=True)
         else:
             play(int(line))
             print("done", flush=True)
+
+
+def write_symbols(outdir):
+    """OUTDIR/obj_N.o: the cached object code of every compiled overload of every Numba
+    dispatcher in the kernels' modules. A kernel loaded from Numba's disk cache keeps no LLVM
+    module and its JIT addresses need not match the engine's symbol table, so ``name_functions``
+    places each hot code region by matching its bytes against these objects' code sections and
+    names its addresses from their symbol tables."""
+    from numba.core.dispatcher import Dispatcher
+
+    def find_object(x):
+        if isinstance(x, tuple) and len(x) == 3 and x[1] == "object":
+            return x
+        if isinstance(x, (tuple, list, dict)):
+            for y in (x.values() if isinstance(x, dict) else x):
+                r = find_object(y)
+                if r:
+                    return r
+        return None
+
+    n = 0
+    for mod in list(sys.modules.values()):
+        if not (getattr(mod, "__name__", "") or "").startswith("kernels"):
+            continue
+        for obj in list(vars(mod).values()):
+            if not isinstance(obj, Dispatcher) or not obj.overloads:
+                continue
+            cf = obj._cache._cache_file
+            index = cf._load_index()
+            for sig in list(obj.overloads):
+                fname = index.get(obj._cache._index_key(sig, obj.targetctx.codegen()))
+                state = find_object(cf._load_data(fname)) if fname else None
+                if state:
+                    with open(f"{outdir}/obj_{n}.o", "wb") as f:
+                        f.write(state[2][0])
+                    n += 1
+
+
+def name_functions(outdir, mems, cost):
+    """{address: function name} boundaries for the dumped regions ``mems`` (see write_symbols):
+    a sorted list of (start address, name)."""
+    import subprocess as sp
+    objs = []
+    for f in sorted(os.listdir(outdir)):
+        if not (f.startswith("obj_") and f.endswith(".o")):
+            continue
+        path = f"{outdir}/{f}"
+        data = open(path, "rb").read()
+        secs = {}
+        hdr = sp.run(["objdump", "-h", path], capture_output=True, text=True).stdout
+        for m in re.finditer(r"^\s*\d+\s+(\S+)\s+([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)",
+                             hdr, re.M):
+            secs[m.group(1)] = (int(m.group(3), 16), int(m.group(2), 16))
+        syms = []
+        out = sp.run(["objdump", "-t", path], capture_output=True, text=True).stdout
+        for sl in out.splitlines():
+            parts = sl.split()
+            if len(parts) >= 6 and "F" in parts[2:-3] and parts[-3] in secs:
+                syms.append((parts[-3], int(parts[0], 16), parts[-1]))
+        objs.append((data, secs, syms))
+    starts = []
+    for lo, hi, fn in mems:
+        dump = open(fn, "rb").read()
+        hot = sorted((a for a in cost if lo <= a < hi - 32), key=lambda a: -cost[a])[:20]
+        placed = False
+        for a in hot:
+            chunk = dump[a - lo:a - lo + 32]
+            for data, secs, syms in objs:
+                for sec, (off, size) in secs.items():
+                    i = data.find(chunk, off, off + size)
+                    if i >= 0 and data.count(chunk, off, off + size) == 1:
+                        base = a - (i - off)
+                        starts.extend((base + v, n) for s2, v, n in syms if s2 == sec)
+                        placed = True
+                        break
+                if placed:
+                    break
+            if placed:
+                break
+    return sorted(set(starts))
 
 
 def parse_callgrind(path):
@@ -124,6 +207,8 @@ def main():
     for f in os.listdir(outdir):
         if f.startswith("mem_"):
             os.remove(f"{outdir}/{f}")
+    proc.stdin.write(f"syms {outdir}\n"); proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "done"
     for lo, hi in clusters:
         lo = lo & ~0xfff
         hi = (hi + 64 + 0xfff) & ~0xfff
@@ -175,6 +260,18 @@ def annotate(outdir, games):
                 c = cost.get(a, 0)
                 out.write(f"{c / games:10.2f} {dl}\n")
     out.close()
+    starts = name_functions(outdir, mems, cost)
+    if starts:
+        import bisect
+        keys = [a for a, _ in starts]
+        per = defaultdict(int)
+        for a, c in cost.items():
+            k = bisect.bisect_right(keys, a) - 1
+            per[starts[k][1] if k >= 0 and a - keys[k] < 1 << 20 else "?"] += c
+        with open(f"{outdir}/functions.txt", "w") as f:
+            for n, c in sorted(per.items(), key=lambda x: -x[1]):
+                f.write(f"{c / games:14,.0f} {100 * c / max(jit_total, 1):5.1f}% {n}\n")
+        print("functions:", f"{outdir}/functions.txt")
     unmapped = sum(c for a, c in cost.items() if not any(lo <= a < hi for lo, hi, _ in mems))
     print("unmapped Ir/game", unmapped / games, "annot:", f"{outdir}/annot.txt")
 

@@ -1807,8 +1807,7 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
         for L in range(N_LOC):
             room[L] = cap[L]
         ok = True
-        for i in range(m):
-            loc[i] = -1
+        for i in range(m if vcards else 0):    # (no void suit: every card fills in order below)
             if not ((vcards >> cards[i]) & 1):
                 continue
             al = allow >> (8 * SUIT_OF[ix(cards[i])])
@@ -1829,15 +1828,8 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
                     x -= room[L]
         if ok:
             break
-    L = 0
-    for i in range(m):
-        if loc[i] >= 0:
-            continue
-        while L < N_LOC - 1 and room[L] == 0:
-            L += 1
-        loc[i] = L
-        room[L] -= 1
-    # write the sample
+    # write the sample: a card of a void suit where it was placed above, every other card to the
+    # first place with room left, in shuffled order
     for o in range(S):
         if o != me and o != r:
             dst[S_HAND + o] = st[S_KNOWN + o]
@@ -1850,9 +1842,16 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     nd = st[S_DECK_TOP]
     nr = 0
     nl = 0
+    fill = 0
     for i in range(m):
         c = cards[i]
-        L = loc[i]
+        if (vcards >> c) & 1:
+            L = loc[i]
+        else:
+            while fill < N_LOC - 1 and room[fill] == 0:
+                fill += 1
+            L = fill
+            room[fill] -= 1
         if L < MAX_SEATS:
             dst[S_HAND + L] |= ONE << c
         elif L == L_DRAW:
