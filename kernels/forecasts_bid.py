@@ -2587,7 +2587,7 @@ def raced_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
     final = (st[S_SUDDEN] == 1 or st[S_ROUND] == st[S_ROUNDS] - 1
              or game_horizon(st, me, dkind))
     alive, total, Sd, Qd = race.new_race(n_opt)
-    Nd = np.zeros((n_opt, n_opt), dtype=np.int64)
+    Hd = np.zeros((budget if k >= 0 else 0, n_opt), dtype=np.int64)   # a sift race's samples
     vals = np.zeros(n_opt, dtype=np.int64)
     units = np.zeros(n_opt, dtype=np.int64)
     det, sim, cards, loc, low, cap, room, rkeys, rctrs, ev, ev_n = _search_arrays(S)
@@ -2611,8 +2611,8 @@ def raced_search(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, ctrs, s
             race.record(vals, alive, total, Sd, Qd, n_opt)
             left = race.prune(alive, total, Sd, Qd, n_opt, m, budget)
         else:
-            race.record_sift(vals, alive, total, Sd, Qd, Nd, n_opt)
-            left = race.prune_sift(alive, total, Sd, Qd, Nd, n_opt, m, k, final)
+            race.record_sample(vals, alive, total, Hd, m - 1, n_opt)
+            left = race.prune_sift(alive, total, Hd, n_opt, m, k, final)
     ctrs[slot] = base + budget * race.STRIDE
     st[S_COUNT + C_MC_ROLLOUTS] += rollouts
     st[S_COUNT + C_MC_PLAYS] += plays

@@ -140,18 +140,31 @@ SIFT_DISTINCT = (0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 
 
 
 @jit
-def record_sift(vals, alive, total, S, Q, N, n_opt):
-    """``record``, also counting in N the samples on which two running options differ."""
+def record_sample(vals, alive, total, H, m, n_opt):
+    """``record`` for a sift race: sample ``m``'s (0-based) values of the running options into
+    row m of ``H`` (budget x n_opt) and their totals. The pair sums a look needs are summed from
+    H for the leader's pairs only (``pair_stats``): an option dropped once never runs again, so
+    two running options ran on every sample so far, and the sums are the same integers as
+    running sums over every pair (O(n_opt^2) a sample; session 23)."""
     for i in range(n_opt):
         if alive[i]:
             total[i] += vals[i]
-            for j in range(i + 1, n_opt):
-                if alive[j]:
-                    d = vals[i] - vals[j]
-                    S[i, j] += d
-                    Q[i, j] += d * d
-                    if d != 0:
-                        N[i, j] += 1
+            H[m, i] = vals[i]
+
+
+@jit
+def pair_stats(H, m, a, b):
+    """(sum d, sum d^2, samples with d != 0) of d = H[t, a] - H[t, b] over the first m samples."""
+    s = 0
+    q = 0
+    nz = 0
+    for t in range(m):
+        d = H[t, a] - H[t, b]
+        s += d
+        q += d * d
+        if d != 0:
+            nz += 1
+    return s, q, nz
 
 
 @jit
@@ -164,9 +177,9 @@ def expected_loss(mean, se):
 
 
 @jit
-def prune_sift(alive, total, S, Q, N, n_opt, m, k, final):
-    """``prune`` by schedule ``k`` (above) after ``m`` common samples; returns how many options
-    are still running."""
+def prune_sift(alive, total, H, n_opt, m, k, final):
+    """``prune`` by schedule ``k`` (above) after ``m`` common samples (rows 0 .. m - 1 of ``H``,
+    ``record_sample``); returns how many options are still running."""
     if m < SIFT_FIRST[k] or not looks_at(m):
         return running(alive, n_opt)
     z = SIFT_Z[k]
@@ -181,9 +194,7 @@ def prune_sift(alive, total, S, Q, N, n_opt, m, k, final):
     for j in range(n_opt):
         if not alive[j] or j == L:
             continue
-        si = S[L, j] if L < j else -S[j, L]     # >= 0: L leads on the same m samples
-        qi = Q[L, j] if L < j else Q[j, L]
-        ni = N[L, j] if L < j else N[j, L]
+        si, qi, ni = pair_stats(H, m, L, j)     # si >= 0: L leads on the same m samples
         mean = si / m
         var = max(qi / m - mean * mean, 0.0) * m / (m - 1)
         se = np.sqrt(var / m)

@@ -21,13 +21,13 @@ def _sift(rows, k, final=False):
     """Feed the per-sample values ``rows`` (one row per sample, one column per option) to a sift
     race of schedule ``k`` as sift_search does; returns (alive after each sample, pick)."""
     n = len(rows[0])
-    alive, total, S, Q = race.new_race(n)
-    N = np.zeros((n, n), dtype=np.int64)
+    alive, total, _, _ = race.new_race(n)
+    H = np.zeros((len(rows), n), dtype=np.int64)
     seen = []
     for m, row in enumerate(rows, start=1):
         if race.running(alive, n) > 1:
-            race.record_sift(np.asarray(row, dtype=np.int64), alive, total, S, Q, N, n)
-            race.prune_sift(alive, total, S, Q, N, n, m, k, final)
+            race.record_sample(np.asarray(row, dtype=np.int64), alive, total, H, m - 1, n)
+            race.prune_sift(alive, total, H, n, m, k, final)
         seen.append(alive.copy())
     return seen, int(race.leader(alive, total, n))
 
@@ -244,3 +244,19 @@ def test_cubes_sift_is_reproducible_labelled_and_validated():
     assert a[:, layout.col_counter(4, job.module.C_MC_ROLLOUTS)].min() > 0
     with pytest.raises(SimError, match="outside"):
         cfg.resolve("forecasts-cubes", policy=f"sift:16:heuristic:{len(race.SIFT_FIRST)}")
+
+
+def test_pair_stats_are_the_running_pair_sums():
+    """A look's sums from the sample rows (``record_sample``, ``pair_stats``) equal the running
+    sums over the samples both options ran: sum of d, of d^2, and the samples with d != 0."""
+    rng = np.random.default_rng(5)
+    vals = rng.integers(-3, 4, size=(40, 5)).astype(np.int64)
+    alive, total, _, _ = race.new_race(5)
+    H = np.zeros((40, 5), dtype=np.int64)
+    for m in range(40):
+        race.record_sample(vals[m], alive, total, H, m, 5)
+    assert total.tolist() == vals.sum(axis=0).tolist()
+    for a in range(5):
+        for b in range(5):
+            d = vals[:29, a] - vals[:29, b]
+            assert race.pair_stats(H, 29, a, b) == (d.sum(), (d * d).sum(), (d != 0).sum())
