@@ -1750,11 +1750,15 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     cards, and the unflipped part below them, which also holds the Market cards that went in (a
     shuffle). Cards of a suit someone showed void in are placed first, each to an allowed place
     with probability in proportion to the room left there; the rest fill the remaining room in
-    shuffled order. A dead end reshuffles; after DET_ATTEMPTS the voids are ignored."""
+    shuffled order. A dead end reshuffles; after DET_ATTEMPTS the voids are ignored.
+
+    ``dst`` must already hold st's live blocks (init_search copies them once per decision): the
+    places written here are the same on every sample (every other hand, the Draw Deck from its
+    top, the set-aside cards, the Rival's hand or unflipped deck), and nothing else writes
+    ``dst`` between samples (rollouts play on a copy), so no copy a sample is needed."""
     S = st[S_SEATS]
     r = st[S_RIVAL]
     H = st[S_HAND_SIZE]
-    copy_live(st, dst)
     visible = st[S_HAND + me] | st[S_MARKET] | st[S_WON_PILE] | st[S_SCRAP]
     for s in range(S):
         if st[ix(S_PLAYED + s)] >= 0:
@@ -2205,7 +2209,9 @@ def copy_live(src, dst):
 def init_search(st, me, det, sim):
     """A search decision's sample and rollout states, the blocks copy_live leaves: the knob rows
     (every seat but the Rival on me's row, the Rival's as in ``st``), no deck (S_DECK -1, what
-    the searching seat cannot see) and no Deal draws (S_DRAWS 0)."""
+    the searching seat cannot see) and no Deal draws (S_DRAWS 0); and the sample state's live
+    blocks from ``st`` (determinize writes only what it re-deals)."""
+    copy_live(st, det)
     r = st[S_RIVAL]
     for o in range(MAX_SEATS):
         src = S_KNOB + NK * (o if o == r else me)
