@@ -105,22 +105,22 @@ def name_functions(outdir, mems, cost):
     starts = []
     for lo, hi, fn in mems:
         dump = open(fn, "rb").read()
-        hot = sorted((a for a in cost if lo <= a < hi - 32), key=lambda a: -cost[a])[:20]
-        placed = False
+        hot = sorted((a for a in cost if lo <= a < hi - 32), key=lambda a: -cost[a])[:24]
+        votes = defaultdict(int)     # (object, section, load address): hot addresses it explains
         for a in hot:
             chunk = dump[a - lo:a - lo + 32]
-            for data, secs, syms in objs:
+            for o, (data, secs, syms) in enumerate(objs):
                 for sec, (off, size) in secs.items():
                     i = data.find(chunk, off, off + size)
                     if i >= 0 and data.count(chunk, off, off + size) == 1:
-                        base = a - (i - off)
-                        starts.extend((base + v, n) for s2, v, n in syms if s2 == sec)
-                        placed = True
-                        break
-                if placed:
-                    break
-            if placed:
-                break
+                        votes[(o, sec, a - (i - off))] += 1
+        if not votes:
+            continue
+        (o, sec, base), n = max(votes.items(), key=lambda kv: kv[1])
+        if n < min(3, len(hot)):
+            continue
+        starts.extend((base + v, nm) for s2, v, nm in objs[o][2]
+                      if s2 == sec and lo <= base + v < hi)
     return sorted(set(starts))
 
 

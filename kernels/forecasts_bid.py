@@ -900,7 +900,7 @@ def side_ranks(side):
     return (side | (side >> N_RANKS) | (side >> (3 * N_RANKS))) & RANK_BITS
 
 
-@jit
+@jit(inline='always')   # the rollouts' card rule calls it once a card (LLVM left it out of line)
 def weakest(mask):
     """The card of ``mask`` with the least strength (-1 if empty): its lowest side-suit rank,
     of the lowest suit holding that rank; with only Diamonds, the lowest Diamond."""
@@ -917,7 +917,7 @@ def weakest(mask):
     return -1
 
 
-@jit
+@jit(inline='always')   # the rollouts' card rule calls it once a card (LLVM left it out of line)
 def strongest(mask):
     """The card of ``mask`` with the greatest strength (-1 if empty): its highest Diamond; with
     no Diamond, its highest side-suit rank, of the highest suit holding that rank."""
