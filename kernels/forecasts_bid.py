@@ -2206,6 +2206,21 @@ def copy_live(src, dst):
 
 
 @jit(inline='always')
+def copy_rollout(src, dst):
+    """copy_live for a rollout (det -> sim), without the counters: the game's counters are only
+    ever added to, never read by a rule or a policy (they go to the result row at the game's
+    end), and a rollout's are thrown away, so a rollout may count on from whatever sim holds."""
+    for i in range(S_DECK):
+        dst[i] = src[i]
+    for i in range(S_COUNT + N_COUNTERS, S_DRAWS):
+        dst[i] = src[i]
+    for i in range(S_NEXT, S_KNOB):
+        dst[i] = src[i]
+    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
+        dst[i] = src[i]
+
+
+@jit(inline='always')
 def init_search(st, me, det, sim):
     """A search decision's sample and rollout states, the blocks copy_live leaves: the knob rows
     (every seat but the Rival on me's row, the Rival's as in ``st``), no deck (S_DECK -1, what
@@ -2345,7 +2360,7 @@ def _option_value(st, det, sim, me, dkind, opt, j, shed, taken, done, rkeys, rct
     game horizon (OBJ_GAME; OBJ_INVEST at an Investment) the rollout goes on to the end of the
     game (game_rest): the wins at its end, and its margin there as the value."""
     S = st[S_SEATS]
-    copy_live(det, sim)
+    copy_rollout(det, sim)
     for p in range(S + 2):
         rctrs[p] = 0
     plays = play_option(sim, me, dkind, opt, j, shed, taken, done, rkeys, rctrs, ev, ev_n)
@@ -2513,7 +2528,7 @@ def _ismcts_iterations(st, me, dkind, opts, n_opt, j, shed, taken, done, keys, c
         i_opt = it % n_opt
         if i_opt == 0:          # a new sample, for every option in turn (common random numbers)
             _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, slot, rkeys)
-        copy_live(det, sim)
+        copy_rollout(det, sim)
         for p in range(S + 2):
             rctrs[p] = 0
         heur = heuristic_rollout(sim)
