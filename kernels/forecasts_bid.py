@@ -1847,17 +1847,19 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     nr = 0
     nl = 0
     fill = 0
+    left = room[0]              # room left at place ``fill`` (the last place takes any overflow)
     for i in range(m):
-        c = cards[i]
+        c = cards[ix(i)]
         if (vcards >> c) & 1:
-            L = loc[i]
+            L = loc[ix(i)]
         else:
-            while fill < N_LOC - 1 and room[fill] == 0:
+            while left == 0 and fill < N_LOC - 1:
                 fill += 1
+                left = room[ix(fill)]
             L = fill
-            room[fill] -= 1
+            left -= 1
         if L < MAX_SEATS:
-            dst[S_HAND + L] |= ONE << c
+            dst[ix(S_HAND + L)] |= ONE << c
         elif L == L_DRAW:
             dst[S_DRAW_DECK + nd] = c
             nd += 1

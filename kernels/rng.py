@@ -107,9 +107,9 @@ def shuffle_batched(arr, n, keys, ctrs, s, draws):
         r = bits(key, c0 + d) >> _S32
         draws[d] = np.int64((r * np.uint64(n - d)) >> _S32)
     ctrs[s] = c0 + n - 1
-    for d in range(n - 1):
-        i = n - 1 - d
-        j = draws[d]
+    for d in range(n - 1):      # indices as unsigned: no wraparound check (kernels/cards.ix)
+        i = np.uint64(n - 1 - d)
+        j = np.uint64(draws[d])
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t
