@@ -1712,6 +1712,13 @@ PH_INVEST, PH_BID, PH_MARKET, PH_TRICKS = 0, 1, 2, 3
 # where a hidden card can be: the seats' hands 0..3, then these
 L_DRAW, L_ASIDE, L_RHAND, L_RLOW = MAX_SEATS, MAX_SEATS + 1, MAX_SEATS + 2, MAX_SEATS + 3
 N_LOC = MAX_SEATS + 4
+# determinize's ``cap`` array: the room of each place (N_LOC), then what every sample of one
+# decision shares, computed on its first sample (CAP_DONE 0 in a new search's array, _search_arrays):
+# the hidden cards' count, the cards of void suits, the allowed places, the Market cards still in
+# the Rival Deck, and from CAP_CARDS the hidden cards in card order
+CAP_M, CAP_VCARDS, CAP_ALLOW, CAP_BUILT, CAP_DONE = N_LOC, N_LOC + 1, N_LOC + 2, N_LOC + 3, N_LOC + 4
+CAP_CARDS = N_LOC + 5
+CAP_SIZE = CAP_CARDS + N_CARDS
 DET_ATTEMPTS = 16       # fresh shuffles before the void constraints are dropped for a sample
 MAX_OPTIONS = 2 * MAX_DRAW_DECK + 1
 
@@ -1759,50 +1766,62 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
     S = st[S_SEATS]
     r = st[S_RIVAL]
     H = st[S_HAND_SIZE]
-    visible = st[S_HAND + me] | st[S_MARKET] | st[S_WON_PILE] | st[S_SCRAP]
-    for s in range(S):
-        if st[ix(S_PLAYED + s)] >= 0:
-            visible |= ONE << st[ix(S_PLAYED + s)]
-    known = np.int64(0)
-    for o in range(S):
-        if o != me:
-            known |= st[S_KNOWN + o]
-    built = st[S_MKT_BUILT] & ~visible          # Market cards still in the Rival Deck
-    hidden = FULL_DECK & ~visible & ~known & ~built
-    for L in range(N_LOC):
-        cap[L] = 0
-    voidable = 0
-    for o in range(S):
-        if o != me and o != r:
-            cap[o] = popcount(st[S_HAND + o]) - popcount(st[S_KNOWN + o])
-            voidable |= st[S_VOID + o]
-    cap[L_DRAW] = draw_deck_size(st)
-    cap[L_ASIDE] = popcount(st[S_SET_ASIDE])
     built_deck = r >= 0 and st[S_RIVAL_END] > 0
     top = st[S_RIVAL_TOP]
     low_start = top if top > H else H
-    if r >= 0:
-        if built_deck:
-            cap[L_RHAND] = H - top if top < H else 0
-            cap[L_RLOW] = st[S_RIVAL_END] - low_start - popcount(built)
-        else:
-            cap[L_RHAND] = popcount(st[S_HAND + r])
-    m = 0
-    h = hidden
-    while h:
-        cards[m] = lowest_bit(h)
-        h &= h - 1
-        m += 1
-    vcards = np.int64(0)        # the cards of the suits some seat showed void in
-    for su in range(4):
-        if (voidable >> su) & 1:
-            vcards |= SUIT_MASK[su]
-    allow = np.int64(0)         # 8 bits a suit: the places (_loc_allows) a card of it may go to
-    if vcards:
+    if cap[CAP_DONE] == 0:      # the decision's first sample: what every sample of it shares
+        visible = st[S_HAND + me] | st[S_MARKET] | st[S_WON_PILE] | st[S_SCRAP]
+        for s in range(S):
+            if st[ix(S_PLAYED + s)] >= 0:
+                visible |= ONE << st[ix(S_PLAYED + s)]
+        known = np.int64(0)
+        for o in range(S):
+            if o != me:
+                known |= st[S_KNOWN + o]
+        built = st[S_MKT_BUILT] & ~visible          # Market cards still in the Rival Deck
+        hidden = FULL_DECK & ~visible & ~known & ~built
+        for L in range(N_LOC):
+            cap[L] = 0
+        voidable = 0
+        for o in range(S):
+            if o != me and o != r:
+                cap[o] = popcount(st[S_HAND + o]) - popcount(st[S_KNOWN + o])
+                voidable |= st[S_VOID + o]
+        cap[L_DRAW] = draw_deck_size(st)
+        cap[L_ASIDE] = popcount(st[S_SET_ASIDE])
+        if r >= 0:
+            if built_deck:
+                cap[L_RHAND] = H - top if top < H else 0
+                cap[L_RLOW] = st[S_RIVAL_END] - low_start - popcount(built)
+            else:
+                cap[L_RHAND] = popcount(st[S_HAND + r])
+        m = 0
+        h = hidden
+        while h:
+            cap[CAP_CARDS + m] = lowest_bit(h)
+            h &= h - 1
+            m += 1
+        vcards = np.int64(0)        # the cards of the suits some seat showed void in
         for su in range(4):
-            for L in range(N_LOC):
-                if _loc_allows(st, L, su, False):
-                    allow |= ONE << (8 * su + L)
+            if (voidable >> su) & 1:
+                vcards |= SUIT_MASK[su]
+        allow = np.int64(0)         # 8 bits a suit: the places (_loc_allows) a card of it may go to
+        if vcards:
+            for su in range(4):
+                for L in range(N_LOC):
+                    if _loc_allows(st, L, su, False):
+                        allow |= ONE << (8 * su + L)
+        cap[CAP_M] = m
+        cap[CAP_VCARDS] = vcards
+        cap[CAP_ALLOW] = allow
+        cap[CAP_BUILT] = built
+        cap[CAP_DONE] = 1
+    m = cap[CAP_M]
+    vcards = cap[CAP_VCARDS]
+    allow = cap[CAP_ALLOW]
+    built = cap[CAP_BUILT]
+    for i in range(m):          # the hidden cards in card order, as every sample starts them
+        cards[i] = cap[CAP_CARDS + i]
     for attempt in range(DET_ATTEMPTS + 1):
         if m > 1:               # rng.shuffle's permutation and counter, its draws computed first
             rng.shuffle_batched(cards, m, keys, ctrs, slot, low)    # (low: free until written below)
@@ -2414,7 +2433,7 @@ def _search_arrays(S):
     counters, and an empty event log (rollouts record nothing)."""
     return (np.empty(ST_SIZE, dtype=np.int64), np.empty(ST_SIZE, dtype=np.int64),
             np.empty(N_CARDS, dtype=np.int64), np.empty(N_CARDS, dtype=np.int64),
-            np.empty(N_CARDS, dtype=np.int64), np.empty(N_LOC, dtype=np.int64),
+            np.empty(N_CARDS, dtype=np.int64), np.zeros(CAP_SIZE, dtype=np.int64),
             np.empty(N_LOC, dtype=np.int64), np.empty(S + 2, dtype=np.uint64),
             np.zeros(S + 2, dtype=np.int64), np.zeros((0, layout.EVENT_WIDTH), dtype=np.int64),
             np.zeros(1, dtype=np.int64))

@@ -155,8 +155,8 @@ def _sample(st, keys, ctrs):
     # as a search builds its samples: the blocks determinize leaves (the Deal's scratch, the
     # knob rows) set once per decision (init_search), then determinize
     fb.init_search(st, MC_SEAT, det, np.empty(fb.ST_SIZE, dtype=np.int64))
-    scratch = [np.empty(52, dtype=np.int64) for _ in range(3)] + [np.empty(fb.N_LOC, dtype=np.int64)
-                                                                 for _ in range(2)]
+    scratch = ([np.empty(52, dtype=np.int64) for _ in range(3)]
+               + [np.zeros(fb.CAP_SIZE, dtype=np.int64), np.empty(fb.N_LOC, dtype=np.int64)])
     fb.determinize(st, MC_SEAT, det, *scratch, keys.copy(), ctrs.copy(), S + 2 + MC_SEAT)
     return det
 
