@@ -1827,28 +1827,36 @@ def determinize(st, me, dst, cards, loc, low, cap, room, keys, ctrs, slot):
             rng.shuffle_batched(cards, m, keys, ctrs, slot, low)    # (low: free until written below)
         if attempt == DET_ATTEMPTS:     # relax: the voids are ignored
             allow = np.int64(-1)
+        roomy = 0               # bit L: place L has room left
         for L in range(N_LOC):
             room[L] = cap[L]
+            if cap[L] > 0:
+                roomy |= 1 << L
         ok = True
         for i in range(m if vcards else 0):    # (no void suit: every card fills in order below)
             if not ((vcards >> cards[i]) & 1):
                 continue
-            al = allow >> (8 * SUIT_OF[ix(cards[i])])
+            al = (allow >> (8 * SUIT_OF[ix(cards[i])])) & roomy    # allowed places with room
             tot = 0
-            for L in range(N_LOC):
-                if room[L] > 0 and (al >> L) & 1:
-                    tot += room[L]
+            b = al
+            while b:
+                tot += room[ix(lowest_bit(b))]
+                b &= b - 1
             if tot == 0:
                 ok = False
                 break
             x = rng.below(keys, ctrs, slot, tot) if tot > 1 else 0
-            for L in range(N_LOC):
-                if room[L] > 0 and (al >> L) & 1:
-                    if x < room[L]:
-                        loc[i] = L
-                        room[L] -= 1
-                        break
-                    x -= room[L]
+            b = al
+            while b:            # the places in order, each with probability room / tot
+                L = lowest_bit(b)
+                if x < room[ix(L)]:
+                    loc[i] = L
+                    room[ix(L)] -= 1
+                    if room[ix(L)] == 0:
+                        roomy &= ~(1 << L)
+                    break
+                x -= room[ix(L)]
+                b &= b - 1
         if ok:
             break
     # write the sample: a card of a void suit where it was placed above, every other card to the
@@ -2228,16 +2236,17 @@ def copy_live(src, dst):
 
 @jit(inline='always')
 def copy_rollout(src, dst):
-    """copy_live for a rollout (det -> sim), without the counters: the game's counters are only
-    ever added to, never read by a rule or a policy (they go to the result row at the game's
-    end), and a rollout's are thrown away, so a rollout may count on from whatever sim holds."""
+    """copy_live for a rollout (det -> sim), without the counters and the seats' settings:
+    the game's counters are only ever added to, never read by a rule or a policy (they go to the
+    result row at the game's end), and a rollout's are thrown away, so a rollout may count on
+    from whatever sim holds; the settings (S_MCARG, S_FORBID, S_WATCH, S_RACE, S_MCOBJ) are
+    written only when a game starts (init_game, play_one), so init_search copies them to sim
+    once per decision."""
     for i in range(S_DECK):
         dst[i] = src[i]
-    for i in range(S_COUNT + N_COUNTERS, S_DRAWS):
+    for i in range(S_COUNT + N_COUNTERS, S_MCARG):
         dst[i] = src[i]
-    for i in range(S_NEXT, S_KNOB):
-        dst[i] = src[i]
-    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
+    for i in range(S_NEXT, S_FORBID):
         dst[i] = src[i]
 
 
@@ -2262,6 +2271,12 @@ def init_search(st, me, det, sim):
         sim[i] = det[i]
     for i in range(S_KNOB, S_KNOB + NK * MAX_SEATS):
         sim[i] = det[i]
+    for i in range(S_MCARG, S_DRAWS):   # the seats' settings (copy_rollout leaves them)
+        sim[i] = st[i]
+    for i in range(S_FORBID, S_KNOB):
+        sim[i] = st[i]
+    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
+        sim[i] = st[i]
 
 
 @jit_borrowing   # allocates nothing; its caller (a search) owns every array
