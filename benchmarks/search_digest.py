@@ -1,7 +1,7 @@
 """Digest of search tables: a check that a search change keeps every decision.
 
 sha256 of the result rows (`runner.play_chunk`, one thread) of a fixed set of whole tables with
-search seats of every kind (mc / race / halve / sift; heuristic, tuned and random rollouts; objectives
+search seats of every kind (mc / race / halve / sift / ismcts; heuristic, tuned and random rollouts; objectives
 0-4; 2p Rival Station, 3p, 4p, base and no-market). The rows hold every seat's score and the
 search counters (rollouts, rollout card plays, decisions), so one changed decision shows.
 Run it on two checkouts and compare the lines:
@@ -34,6 +34,8 @@ TABLES = {"forecasts-bid": (
     ("no-market", "race:8:heuristic:2,mc:4:heuristic,random", 33, 60),
     ("base", "sift:16:heuristic:100,sift:8:tuned,heuristic,mc:4:heuristic", 34, 30),
     ("rival", "sift:16:heuristic:100,heuristic", 35, 40),
+    ("base", "ismcts:4:heuristic:30,heuristic,mc:4:heuristic,tuned", 36, 12),
+    ("rival", "ismcts:4:tuned,heuristic", 37, 20),
 ), "forecasts-cubes": (
     ("base", "mc:8:heuristic,heuristic,heuristic,heuristic", 26, 30),
     ("advisory", "mc:8:tuned,race:8:tuned,sift:8:tuned:10,ismcts:8:tuned:30", 27, 20),
