@@ -6,7 +6,11 @@ plays games 0..GAMES-1 (instr_per_game.py's player: the runner's path, warm, one
 ``valgrind --tool=callgrind --dump-instr=yes``, reads the hot JIT code back from the live process
 (it has no symbols), disassembles it with objdump and writes OUTDIR/annot.txt: every instruction
 with its count per game (a count of 5.04 in forecasts-bid is once a round, 20 once a seat and
-round, 45-50 once a trick, ~136-200 once a card). ``--annot OUTDIR GAMES`` redoes the listing.
+round, 45-50 once a trick, ~136-200 once a card), and OUTDIR/functions.txt: the count per game
+of each compiled function (session 23: the JIT code has no symbols, so the served process saves
+the cached object code of every compiled kernel, each hot code region is placed in one of them by
+matching its bytes, and that object's symbol table names the addresses; functions Numba or LLVM
+inlined count in their caller). ``--annot OUTDIR GAMES`` redoes both listings.
 Written in session 14 (branch ``bidloop``); a developer's tool, not a test.
 """
 import os
