@@ -87,7 +87,6 @@ def write_symbols(outdir):
 def name_functions(outdir, mems, cost):
     """{address: function name} boundaries for the dumped regions ``mems`` (see write_symbols):
     a sorted list of (start address, name)."""
-    import subprocess as sp
     objs = []
     for f in sorted(os.listdir(outdir)):
         if not (f.startswith("obj_") and f.endswith(".o")):
@@ -95,12 +94,12 @@ def name_functions(outdir, mems, cost):
         path = f"{outdir}/{f}"
         data = open(path, "rb").read()
         secs = {}
-        hdr = sp.run(["objdump", "-h", path], capture_output=True, text=True).stdout
+        hdr = subprocess.run(["objdump", "-h", path], capture_output=True, text=True).stdout
         for m in re.finditer(r"^\s*\d+\s+(\S+)\s+([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)",
                              hdr, re.M):
             secs[m.group(1)] = (int(m.group(3), 16), int(m.group(2), 16))
         syms = []
-        out = sp.run(["objdump", "-t", path], capture_output=True, text=True).stdout
+        out = subprocess.run(["objdump", "-t", path], capture_output=True, text=True).stdout
         for sl in out.splitlines():
             parts = sl.split()
             if len(parts) >= 6 and "F" in parts[2:-3] and parts[-3] in secs:

@@ -2227,9 +2227,10 @@ def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
     return round_rest(st, phase, j + 1, keys, ctrs, ev, ev_n)
 
 
-# The state's blocks a search copies per sample (st -> det) and per rollout (det -> sim): all
-# but the Deal's scratch (S_DECK, S_DRAWS: deal() writes both before it reads them) and the knob
-# rows (the same in every sample and rollout of one decision: init_search sets them once).
+# The state's blocks a search copies once a decision (st -> det, init_search; determinize then
+# rewrites only what it re-deals): all but the Deal's scratch (S_DECK, S_DRAWS: deal() writes both
+# before it reads them) and the knob rows (the same in every sample and rollout of one decision:
+# init_search sets them once). A rollout (det -> sim) copies fewer (copy_rollout).
 @jit(inline='always')
 def copy_live(src, dst):
     """Copy the state's blocks but S_DECK, S_DRAWS and S_KNOB from ``src`` to ``dst``."""
@@ -2260,6 +2261,18 @@ def copy_rollout(src, dst):
 
 
 @jit(inline='always')
+def copy_settings(src, dst):
+    """The blocks copy_live copies and copy_rollout leaves, but the counters: the seats' settings
+    (S_MCARG, S_FORBID, S_WATCH, S_RACE, S_MCOBJ)."""
+    for i in range(S_MCARG, S_DRAWS):
+        dst[i] = src[i]
+    for i in range(S_FORBID, S_KNOB):
+        dst[i] = src[i]
+    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
+        dst[i] = src[i]
+
+
+@jit(inline='always')
 def init_search(st, me, det, sim):
     """A search decision's sample and rollout states, the blocks copy_live leaves: the knob rows
     (every seat but the Rival on me's row, the Rival's as in ``st``), no deck (S_DECK -1, what
@@ -2280,12 +2293,7 @@ def init_search(st, me, det, sim):
         sim[i] = det[i]
     for i in range(S_KNOB, S_KNOB + NK * MAX_SEATS):
         sim[i] = det[i]
-    for i in range(S_MCARG, S_DRAWS):   # the seats' settings (copy_rollout leaves them)
-        sim[i] = st[i]
-    for i in range(S_FORBID, S_KNOB):
-        sim[i] = st[i]
-    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
-        sim[i] = st[i]
+    copy_settings(st, sim)      # (copy_rollout leaves them)
 
 
 @jit_borrowing   # allocates nothing; its caller (a search) owns every array
@@ -2295,9 +2303,8 @@ def _sample_state(st, me, dkind, det, cards, loc, low, cap, room, keys, ctrs, sl
     knob row, and the sample's rollout stream keys ``rkeys`` (one draw of ``slot``)."""
     S = st[S_SEATS]
     rpol = st[S_MCARG + 2 * me + 1]
-    if dkind == D_INVEST:       # before the deal: nothing of this round is known yet
-        copy_live(st, det)
-    else:
+    # an Investment comes before the deal: det stays st as it is (init_search copied it)
+    if dkind != D_INVEST:
         determinize(st, me, det, cards, loc, low, cap, room, keys, ctrs, slot)
     for o in range(S):          # every seat on the rollout policy (me's knob row: init_search)
         if o != det[S_RIVAL]:

@@ -922,7 +922,7 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
     ``final`` is never set), interchangeable cards played once only if its SIFT_DISTINCT says so;
     -1: ``race.prune``."""
     alive, total, S, Q = race.new_race(n_opt)
-    N = np.zeros((budget if sched >= 0 else 0, n_opt), dtype=np.int64)   # a sift race's samples
+    H = np.zeros((budget if sched >= 0 else 0, n_opt), dtype=np.int64)   # a sift race's samples
     vals = np.zeros(n_opt, dtype=np.int64)
     det, scratch, h2, c2, f2, a2, p2, seen = _sample_arrays(P, round_played)
     if kind == 1 and (sched < 0 or race.SIFT_DISTINCT[sched]):
@@ -931,7 +931,7 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
     _race_samples(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                   n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
                   budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, sched, alive, total,
-                  S, Q, N, vals, det, scratch, h2, c2, f2, a2, p2, seen, base)
+                  S, Q, H, vals, det, scratch, h2, c2, f2, a2, p2, seen, base)
     ctrs[slot] = base + budget * race.STRIDE
     return race.leader(alive, total, n_opt)
 
@@ -940,7 +940,7 @@ def _race_choose(kind, me, options, n_opt, hands, cubes, forecast, adv_left, adv
 def _race_samples(kind, me, options, n_opt, hands, cubes, forecast, adv_left, advisory_on, P, t,
                   n_tricks, leader, played, k, led_suit, best_card, voids, round_played, red,
                   budget, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd, sched, alive, total,
-                  S, Q, N, vals, det, scratch, h2, c2, f2, a2, p2, seen, base):
+                  S, Q, H, vals, det, scratch, h2, c2, f2, a2, p2, seen, base):
     """``_race_choose``'s samples, until one option is left or ``budget`` samples."""
     left = race.running(alive, n_opt)
     m = 0
@@ -958,8 +958,8 @@ def _race_samples(kind, me, options, n_opt, hands, cubes, forecast, adv_left, ad
                                         mcstat, forbid, kn, kb, rnd)
         m += 1
         if sched >= 0:
-            race.record_sample(vals, alive, total, N, m - 1, n_opt)
-            left = race.prune_sift(alive, total, N, n_opt, m, sched, False)
+            race.record_sample(vals, alive, total, H, m - 1, n_opt)
+            left = race.prune_sift(alive, total, H, n_opt, m, sched, False)
         else:
             race.record(vals, alive, total, S, Q, n_opt)
             left = race.prune(alive, total, S, Q, n_opt, m, budget)

@@ -145,7 +145,7 @@ def record_sample(vals, alive, total, H, m, n_opt):
     row m of ``H`` (budget x n_opt) and their totals. The pair sums a look needs are summed from
     H for the leader's pairs only (``pair_stats``): an option dropped once never runs again, so
     two running options ran on every sample so far, and the sums are the same integers as
-    running sums over every pair (O(n_opt^2) a sample; session 23)."""
+    running sums over every pair, which cost O(n_opt^2) a sample (session 23)."""
     for i in range(n_opt):
         if alive[i]:
             total[i] += vals[i]
