@@ -328,12 +328,50 @@ def _strength(c):
     return 10 if r == RANK_A else r + 1
 
 
+# A colour's forecast weight without a loop over its cards: STRENGTH_AT_LEAST[x] holds the deck's
+# cards of strength >= x (x = 0..11), STRENGTH_PLANE[k] those whose strength has bit k set
+# (strengths are 1..10: four planes), so the sum of the strengths of the cards in a mask is four
+# popcounts (a search draws every other seat's forecast from its sampled hand, once a sample)
+_at_least = np.zeros(12, dtype=np.int64)
+_plane = np.zeros(4, dtype=np.int64)
+for _c in DECK:
+    _x = 10 if _c % N_RANKS == RANK_A else _c % N_RANKS + 1
+    _at_least[:_x + 1] |= np.int64(1) << np.int64(_c)
+    for _k in range(4):
+        if (_x >> _k) & 1:
+            _plane[_k] |= np.int64(1) << np.int64(_c)
+STRENGTH_AT_LEAST = _at_least
+STRENGTH_PLANE = _plane
+
+
+@jit(inline='always')
+def _weight(m, card_weight):
+    """Sum over the cards of ``m`` of their strength + ``card_weight``."""
+    return (popcount(m & STRENGTH_PLANE[0]) + 2 * popcount(m & STRENGTH_PLANE[1])
+            + 4 * popcount(m & STRENGTH_PLANE[2]) + 8 * popcount(m & STRENGTH_PLANE[3])
+            + card_weight * popcount(m))
+
+
 @jit
 def knob_forecast(hand, bias, min_strength, card_weight):
     """Hot when the red cards outweigh the black ones (ties: Hot), by the forecast knobs: a
     card of strength >= min_strength weighs its strength + card_weight; bias is added to red.
     min_strength < 0: cards of strength >= -min_strength weigh, and the forecast is the other
-    colour (contrary; ties: Cold), so bias > 0 still leans Hot."""
+    colour (contrary; ties: Cold), so bias > 0 still leans Hot. (``knob_forecast_by_card`` is
+    the same rule card by card, the reference it is tested against.)"""
+    contrary = min_strength < 0
+    lo = -min_strength if contrary else min_strength
+    m = hand & STRENGTH_AT_LEAST[min(max(lo, 0), 11)]
+    red = _weight(m & RED_MASK, card_weight)
+    black = _weight(m & ~RED_MASK, card_weight)
+    if contrary:
+        return F_HOT if black + bias > red else F_COLD
+    return F_HOT if red + bias >= black else F_COLD
+
+
+@jit
+def knob_forecast_by_card(hand, bias, min_strength, card_weight):
+    """knob_forecast card by card (what it was until session 24)."""
     contrary = min_strength < 0
     lo = -min_strength if contrary else min_strength
     red = bias if not contrary else 0
@@ -452,6 +490,28 @@ def knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, adv_gain, t
                     best_size = size
                     best_opt = option
     return best_size, best_opt
+
+
+@jit(inline='always')
+def knob_move_fast(hot, neutral, cold, red, forecast, singles, doubles, adv_gain, tiebreak):
+    """knob_move_n's answer, computed straight when no double is legal (the rollouts' common
+    case, inlined there): one single left is the move; of two singles option 1 is taken only
+    when it is worth strictly more (knob_move_n keeps the first of equal values). With a double
+    legal it is knob_move_n. ``singles`` != 0 when ``doubles`` is 0 (as restrict_moves leaves it)."""
+    if doubles == 0:
+        if singles != 3:
+            return 1, singles >> 1
+        h0, _, c0 = apply_cube_move(hot, neutral, cold, red, 1, 0)
+        h1, _, c1 = apply_cube_move(hot, neutral, cold, red, 1, 1)
+        v0, _ = points(h0, c0, forecast)
+        v1, _ = points(h1, c1, forecast)
+        v0 *= 16
+        v1 *= 16
+        if tiebreak:
+            v0 += N_CUBES - (c0 if forecast == F_HOT else h0)
+            v1 += N_CUBES - (c1 if forecast == F_HOT else h1)
+        return 1, 1 if v1 > v0 else 0
+    return knob_move_n(hot, neutral, cold, red, forecast, singles, doubles, adv_gain, tiebreak)
 
 
 @jit(inline='always')
@@ -591,7 +651,7 @@ def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys
     """(size, option) for a random or heuristic mover (knobs ``adv_gain``, ``tiebreak``); draws
     on stream ``slot``."""
     if pol == P_HEURISTIC:  # its best among the moves given (a restriction may have cut them)
-        return knob_move_n(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast_w, singles, doubles,
+        return knob_move_fast(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast_w, singles, doubles,
                            adv_gain, tiebreak)
     n = popcount(singles) + popcount(doubles)
     return nth_move(singles, doubles, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
@@ -626,12 +686,13 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
         for kk in range(k, P):
             h = hands[ix(s)]
             legal = legal_plays(h, led_suit)
-            if pol == P_HEURISTIC:
+            if legal & (legal - 1) == 0:    # one legal card (the last trick, a lone card of the
+                c = lowest_bit(legal)       # led suit): every policy plays it, with no draw
+            elif pol == P_HEURISTIC:
                 c = heuristic_card(h, legal, led_suit, best_card, forecast[ix(s)],
                                    kn[kb + K_WIN_CHEAP], kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
             else:
-                n = popcount(legal)
-                c = select_card(legal, rng.below(keys, ctrs, slot, n)) if n > 1 else lowest_bit(legal)
+                c = select_card(legal, rng.below(keys, ctrs, slot, popcount(legal)))
             hands[ix(s)] = h & ~(np.int64(1) << c)
             played[ix(s)] = c
             plays += 1
@@ -672,15 +733,41 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
     """Re-deal every card ``me`` has not seen: each other seat keeps its hand size and gets no
     card of a suit it has shown void in (the last attempts drop that constraint if it cannot be
     met); at 3 players the spare card may stay undealt. Reads only ``hands[me]`` and sizes.
-    ``scratch``: DECK_SIZE + P long, the shuffle's cards, then the seats' places left."""
+    ``scratch``: 2 x DECK_SIZE + P long, the shuffle's cards, the seats' places left, then the
+    batched shuffle's draws."""
     my_hand = hands[me]
     n = 0
-    h = DECK_MASK & ~my_hand & ~seen
+    h_all = DECK_MASK & ~my_hand & ~seen
+    h = h_all
     while h:
         scratch[n] = lowest_bit(h)
         h &= h - 1
         n += 1
     cap = DECK_SIZE     # scratch[cap + o]: seat o's places left
+    # No seat to deal to has shown void in a suit among the hidden cards: then the per-card seat
+    # draws below give every split of the cards into the seats' sizes the same chance (the seats'
+    # positions in the shuffled order are drawn apart from the cards in them), and so does the
+    # shuffle dealt out in order, with one draw a card fewer (the same distribution, not the same
+    # draws)
+    present = 0
+    for su in range(4):
+        if h_all & SUIT_MASK[su]:
+            present |= np.int64(1) << su
+    clash = 0
+    for o in range(P):
+        if o != me and hands[o] != 0:
+            clash |= voids[o] & present
+    if clash == 0:
+        rng.shuffle_batched(scratch, n, keys, ctrs, slot, scratch[cap + P:])
+        i = 0
+        for o in range(P):
+            out_hands[o] = 0
+            if o != me:
+                for _ in range(popcount(hands[o])):
+                    out_hands[o] |= np.int64(1) << scratch[i]
+                    i += 1
+        out_hands[me] = my_hand
+        return
     for attempt in range(24):
         rng.shuffle(scratch, n, keys, ctrs, slot)
         total = 0
@@ -755,7 +842,7 @@ def _sample_arrays(P, round_played):
     seen = np.int64(0)
     for o in range(P):
         seen |= round_played[o]
-    return (np.zeros(P, dtype=np.int64), np.zeros(DECK_SIZE + P, dtype=np.int64),
+    return (np.zeros(P, dtype=np.int64), np.zeros(2 * DECK_SIZE + P, dtype=np.int64),
             np.zeros(P, dtype=np.int64),
             np.zeros(3, dtype=np.int64), np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64),
             np.zeros(P, dtype=np.int64), seen)

@@ -139,3 +139,119 @@ def test_objective_seats_play_by_the_rules_and_take_a_winning_last_move():
     for g in range(8):
         row, events = trace(_params(True), seats, 5, g)
         _check_game(4, True, 10, None, row, events)
+
+
+# ---- the search's fast paths (session 24): the same answers, or the same distribution -----------
+def test_knob_move_fast_is_knob_move_n_in_every_position():
+    # every cube position, colour, forecast, knob setting and legal-move set a seat can face,
+    # including the ones a restriction leaves (restrict_moves never leaves no single and no double)
+    for hot in range(fc.N_CUBES + 1):
+        for cold in range(fc.N_CUBES + 1 - hot):
+            neutral = fc.N_CUBES - hot - cold
+            for red in (False, True):
+                all1 = fc.legal_cube_moves(hot, neutral, cold, red, 1)
+                all2 = fc.legal_cube_moves(hot, neutral, cold, red, 2)
+                for singles in {all1, all1 & 1, all1 & 2, 0}:
+                    for doubles in {0, all2, all2 & 1, all2 & 2}:
+                        if singles == 0 and doubles == 0:
+                            continue
+                        for forecast in (fc.F_HOT, fc.F_COLD):
+                            for gain in (-4, 0, 1, 2, 99):
+                                for tiebreak in (0, 1):
+                                    args = (hot, neutral, cold, red, forecast, singles, doubles, gain,
+                                            tiebreak)
+                                    assert fc.knob_move_fast(*args) == fc.knob_move_n(*args), args
+
+
+def test_knob_forecast_by_bit_planes_is_the_card_by_card_rule():
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.sampled_from([int(c) for c in fc.DECK]), max_size=13, unique=True),
+           st.integers(-6, 6), st.integers(-8, 8), st.integers(0, 10))
+    def check(cards, bias, min_strength, card_weight):
+        hand = np.int64(sum(1 << c for c in cards))
+        assert fc.knob_forecast(hand, bias, min_strength, card_weight) == \
+            fc.knob_forecast_by_card(hand, bias, min_strength, card_weight)
+    check()
+    # and by hand: 10H 9H (strengths 9, 8) against AS (10) and 2C (1)
+    hand = _hand("10H", "9H", "AS", "2C")
+    assert fc.knob_forecast(hand, 0, 1, 0) == fc.F_HOT            # red 17 >= black 11
+    assert fc.knob_forecast(hand, 0, 10, 0) == fc.F_COLD          # only the A weighs: 0 < 10
+    assert fc.knob_forecast(hand, 0, 1, 5) == fc.F_HOT            # 27 >= 21
+
+
+def _chi2_ok(counts, n_cells, draws):
+    """Pearson's statistic against equal cells, below its 0.9999 quantile (Wilson-Hilferty)."""
+    e = draws / n_cells
+    stat = sum((c - e) ** 2 / e for c in counts) + (n_cells - len(counts)) * e
+    df = n_cells - 1
+    z = 3.719   # the normal's 0.9999 quantile
+    return stat < df * (1 - 2 / (9 * df) + z * (2 / (9 * df)) ** 0.5) ** 3, stat
+
+
+def test_determinize_without_voids_deals_every_split_alike():
+    # 4 players, trick 9 of 10 dealt in their hands: seat 0 holds 2 cards, the other 6 unseen
+    # cards go 2 + 2 + 2 (90 splits); at 3 players 5 unseen cards go 2 + 2 with one left undealt
+    # (5 x 6 = 30 splits). With no void shown, every split must come equally often, and no
+    # seat gets a card seat 0 holds.
+    from math import comb
+    deck = [int(c) for c in fc.DECK]
+    for P, mine, sizes in ((4, deck[:2], (2, 2, 2)), (3, deck[:2], (2, 2))):
+        others = deck[2:2 + sum(sizes) + (P == 3)]
+        hands = np.zeros(P, dtype=np.int64)
+        hands[0] = np.int64(sum(1 << c for c in mine))
+        full = fc.DECK_MASK & ~hands[0]
+        k = 0
+        for o in range(1, P):
+            hands[o] = np.int64(sum(1 << c for c in others[k:k + sizes[o - 1]]))
+            k += sizes[o - 1]
+        seen = np.int64(int(full) & ~sum(1 << c for c in others))   # the rest: played this round
+        keys = np.zeros(1, dtype=np.uint64)
+        ctrs = np.zeros(1, dtype=np.int64)
+        keys[0] = rng.stream_key(7, P, rng.SEARCH, 0)
+        out = np.zeros(P, dtype=np.int64)
+        scratch = np.zeros(2 * fc.DECK_SIZE + P, dtype=np.int64)
+        counts = {}
+        draws = 9000
+        for _ in range(draws):
+            fc._determinize(0, hands, seen, np.zeros(P, dtype=np.int64), P, keys, ctrs, 0, out, scratch)
+            assert out[0] == hands[0]
+            for o in range(1, P):
+                assert bin(int(out[o])).count("1") == sizes[o - 1]
+                assert int(out[o]) & ~sum(1 << c for c in others) == 0
+            key = tuple(int(x) for x in out[1:])
+            counts[key] = counts.get(key, 0) + 1
+        n_cells = comb(6, 2) * comb(4, 2) if P == 4 else comb(5, 2) * comb(3, 2)
+        assert len(counts) == n_cells
+        ok, stat = _chi2_ok(list(counts.values()), n_cells, draws)
+        assert ok, (P, stat)
+
+
+def test_determinize_keeps_shown_voids():
+    # seat 1 has shown void in spades and hearts: the re-dealt hands never give it one
+    from kernels.cards import HEARTS, SPADES
+    P = 4
+    hands = np.zeros(P, dtype=np.int64)
+    hands[0] = _hand("2C", "3C")
+    unseen = [_hand(n) for n in ("4C", "5C", "AS", "2H", "3D", "4D")]
+    for o, cs in ((1, unseen[:2]), (2, unseen[2:4]), (3, unseen[4:])):
+        hands[o] = np.int64(int(cs[0]) | int(cs[1]))
+    others = sum(int(x) for x in unseen)
+    seen = np.int64(int(fc.DECK_MASK) & ~int(hands[0]) & ~others)
+    voids = np.zeros(P, dtype=np.int64)
+    voids[1] = (1 << SPADES) | (1 << HEARTS)
+    keys = np.zeros(1, dtype=np.uint64)
+    ctrs = np.zeros(1, dtype=np.int64)
+    keys[0] = rng.stream_key(8, 0, rng.SEARCH, 0)
+    out = np.zeros(P, dtype=np.int64)
+    scratch = np.zeros(2 * fc.DECK_SIZE + P, dtype=np.int64)
+    no_sh = ~(int(fc.SUIT_MASK[SPADES]) | int(fc.SUIT_MASK[HEARTS]))
+    seen_two = set()
+    for _ in range(300):
+        fc._determinize(0, hands, seen, voids, P, keys, ctrs, 0, out, scratch)
+        assert int(out[1]) & ~no_sh == 0, "seat 1 got a spade or a heart"
+        assert sorted(bin(int(x)).count("1") for x in out[1:]) == [2, 2, 2]
+        assert int(out[1]) | int(out[2]) | int(out[3]) == others
+        seen_two.add(int(out[1]))
+    assert len(seen_two) == 6, "seat 1 gets any two of 4C 5C 3D 4D"
