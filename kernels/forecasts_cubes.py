@@ -427,36 +427,32 @@ def heuristic_card(hand, legal, led_suit, best_card, forecast, win_cheap=0, sluf
     return _lowest_rank(legal)
 
 
+# A card's rank is its place in its suit's 13 bits, so the ranks present in a mask are its four
+# suit segments OR-ed together, and the cards of rank r are the mask shifted by r at the four suit
+# offsets (RANK_COLUMN: bits 0, 13, 26, 39): the lowest of those is the lowest suit index.
+RANK_COLUMN = np.int64(1 | (1 << N_RANKS) | (1 << (2 * N_RANKS)) | (1 << (3 * N_RANKS)))
+_RANKS13 = np.int64((1 << N_RANKS) - 1)
+
+
+@jit(inline='always')
+def _ranks_present(mask):
+    return (mask | (mask >> N_RANKS) | (mask >> (2 * N_RANKS)) | (mask >> (3 * N_RANKS))) & _RANKS13
+
+
 @jit(inline='always')
 def _highest_rank(mask):
-    """The card of highest rank in ``mask`` (lowest suit index on equal rank): a suit's cards are
-    13 bits in rank order, so its highest is its highest bit (a loop over the cards with a
-    division each cost about a tenth of a search rollout)."""
-    best = -1
-    best_r = -1
-    for s in range(4):
-        seg = (mask >> (N_RANKS * s)) & 0x1FFF
-        if seg:
-            r = highest_bit(seg)
-            if r > best_r:
-                best_r = r
-                best = N_RANKS * s + r
-    return best
+    """The card of highest rank in ``mask`` (lowest suit index on equal rank; ``mask`` != 0):
+    no loop over the suits (a loop over the cards with a division each cost about a tenth of a
+    search rollout; a loop over the four suits, until session 24, several instructions a suit)."""
+    r = highest_bit(_ranks_present(mask))
+    return lowest_bit((mask >> r) & RANK_COLUMN) + r
 
 
 @jit(inline='always')
 def _lowest_rank(mask):
-    """The card of lowest rank in ``mask`` (lowest suit index on equal rank)."""
-    best = -1
-    best_r = N_RANKS
-    for s in range(4):
-        seg = (mask >> (N_RANKS * s)) & 0x1FFF
-        if seg:
-            r = lowest_bit(seg)
-            if r < best_r:
-                best_r = r
-                best = N_RANKS * s + r
-    return best
+    """The card of lowest rank in ``mask`` (lowest suit index on equal rank; ``mask`` != 0)."""
+    r = lowest_bit(_ranks_present(mask))
+    return lowest_bit((mask >> r) & RANK_COLUMN) + r
 
 
 @jit
@@ -646,27 +642,36 @@ def _searches(pol):
 # are what the heuristic would choose from their sampled original hands.
 
 @jit(inline='always')
-def _choose_move(pol, cubes, red, forecast_w, can_double, singles, doubles, keys, ctrs, slot,
+def _choose_move(pol, hot, neutral, cold, red, forecast_w, singles, doubles, keys, ctrs, slot,
                  adv_gain, tiebreak):
     """(size, option) for a random or heuristic mover (knobs ``adv_gain``, ``tiebreak``); draws
     on stream ``slot``."""
     if pol == P_HEURISTIC:  # its best among the moves given (a restriction may have cut them)
-        return knob_move_fast(cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, forecast_w, singles, doubles,
-                           adv_gain, tiebreak)
+        return knob_move_fast(hot, neutral, cold, red, forecast_w, singles, doubles, adv_gain,
+                              tiebreak)
     n = popcount(singles) + popcount(doubles)
     return nth_move(singles, doubles, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
 
 
-@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+@jit_borrowing(inline='always')   # allocates nothing; inlined in _option_value and the ISMCTS loop (a call passed its ~22 arguments, ten of them arrays of 7 words, on the stack)
 def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, leader, played, k,
              led_suit, best_card, pol, keys, ctrs, slot, me, forbid, kn, kb, rnd):
-    """Play the round on from trick ``t`` (``k`` cards already in it) with every seat on ``pol``
-    (the heuristic's rule with the knob row ``kn[kb:kb + NK]``, round ``rnd``); seat ``me``'s
-    cube moves obey its restriction bits ``forbid``.
+    """Play the round on from trick ``t`` (``k`` cards already in it, ``played`` by seat) with
+    every seat on ``pol`` (the heuristic's rule with the knob row ``kn[kb:kb + NK]``, round
+    ``rnd``); seat ``me``'s cube moves obey its restriction bits ``forbid``.
 
-    Works on the arrays it is given (the caller passes copies). Returns card plays simulated.
+    Works on the arrays it is given (the caller passes copies): ``hands``, ``cubes`` and
+    ``adv_left`` end as the round ends; ``played`` is only read. Returns card plays simulated.
     """
     plays = 0
+    # what does not change in a rollout is read once: the knobs, and the cubes are scalars until
+    # the end (each was a load per card or trick: the arrays may alias, so the compiler keeps them)
+    win_cheap = kn[kb + K_WIN_CHEAP]
+    sluff_high = kn[kb + K_SLUFF_HIGH]
+    lead_low = kn[kb + K_LEAD_LOW]
+    gain = adv_gain_at(kn, kb, rnd)
+    tiebreak = kn[kb + K_TIEBREAK]
+    hot, neutral, cold = cubes[HOT], cubes[NEUTRAL], cubes[COLD]
     # the seat to play and the trick's winner so far are counted along, not derived per card (a
     # division by P per card and trick_winner's division by 13 per seat were about a tenth of a
     # rollout's instructions); the same seats, cards and winners
@@ -685,16 +690,17 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
         follow = FOLLOW_MASK[ix(led_suit + 1)]
         for kk in range(k, P):
             h = hands[ix(s)]
-            legal = legal_plays(h, led_suit)
+            legal = h & follow          # legal_plays(h, led_suit), with the trick's follow mask
+            if legal == 0:
+                legal = h
             if legal & (legal - 1) == 0:    # one legal card (the last trick, a lone card of the
                 c = lowest_bit(legal)       # led suit): every policy plays it, with no draw
             elif pol == P_HEURISTIC:
-                c = heuristic_card(h, legal, led_suit, best_card, forecast[ix(s)],
-                                   kn[kb + K_WIN_CHEAP], kn[kb + K_SLUFF_HIGH], kn[kb + K_LEAD_LOW])
+                c = heuristic_card(h, legal, led_suit, best_card, forecast[ix(s)], win_cheap,
+                                   sluff_high, lead_low)
             else:
                 c = select_card(legal, rng.below(keys, ctrs, slot, popcount(legal)))
             hands[ix(s)] = h & ~(np.int64(1) << c)
-            played[ix(s)] = c
             plays += 1
             if kk == 0:
                 led_suit = suit_of(c)
@@ -708,16 +714,14 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
             if s == P:
                 s = 0
         red = led_suit == HEARTS or led_suit == DIAMONDS
-        singles = legal_cube_moves_in(cubes, red, 1)
+        singles = legal_cube_moves(hot, neutral, cold, red, 1)
         if singles:
-            doubles = legal_cube_moves_in(cubes, red, 2) if (advisory_on and adv_left[w] == 1) else 0
+            doubles = legal_cube_moves(hot, neutral, cold, red, 2) if (advisory_on and adv_left[w] == 1) else 0
             if w == me and forbid != 0:
                 singles, doubles, _ = restrict_moves(forbid, singles, doubles)
-            size, option = _choose_move(pol, cubes, red, forecast[w], doubles != 0, singles, doubles,
-                                        keys, ctrs, slot, adv_gain_at(kn, kb, rnd),
-                                        kn[kb + K_TIEBREAK])
-            cubes[HOT], cubes[NEUTRAL], cubes[COLD] = apply_cube_move(
-                cubes[HOT], cubes[NEUTRAL], cubes[COLD], red, size, option)
+            size, option = _choose_move(pol, hot, neutral, cold, red, forecast[w], singles, doubles,
+                                        keys, ctrs, slot, gain, tiebreak)
+            hot, neutral, cold = apply_cube_move(hot, neutral, cold, red, size, option)
             if size == 2:
                 adv_left[w] = 0
         leader = w
@@ -725,6 +729,7 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
         k = 0
         led_suit = -1
         best_card = -1
+    cubes[HOT], cubes[NEUTRAL], cubes[COLD] = hot, neutral, cold
     return plays
 
 
@@ -812,7 +817,7 @@ def mixed_forecast(f, flip, keys, ctrs, slot):
     return f
 
 
-@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+@jit_borrowing(inline='always')   # allocates nothing; its caller (a search) owns every array
 def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2, kn, kb):
     """One sample: re-deal the hidden cards into ``det`` and give every other seat the
     forecast its rule makes from its sampled original hand (``f2``)."""
@@ -848,12 +853,16 @@ def _sample_arrays(P, round_played):
             np.zeros(P, dtype=np.int64), seen)
 
 
-@jit_borrowing   # allocates nothing; its caller (a search) owns every array
+# Inlined in its callers, with _rollout inlined in it: a call passed every argument on the stack
+# (an array is 7 words), about 250 instructions a call, and the two calls a rollout cost more than
+# a tenth of a search seat's time (benchmarks/RESULTS.md, session 24). At most 30 arguments: a
+# Python call with more is compiled as f(*args), which Numba cannot inline.
+@jit_borrowing(inline='always')   # allocates nothing; its caller (a search) owns every array
 def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_left, advisory_on, P, t,
-                  n_tricks, leader, played, k, led_suit, best_card, red, rpol, keys, ctrs, slot, mcstat,
+                  n_tricks, leader, played, k, led_suit, best_card, red, rpol, keys, ctrs, slot,
                   forbid, kn, kb, rnd):
-    """``me``'s round points after option ``opt`` on the sample ``det``/``f2``, the round played
-    on by ``rpol`` (works on the scratch arrays h2, c2, a2, p2)."""
+    """(``me``'s round points after option ``opt`` on the sample ``det``/``f2``, the round played
+    on by ``rpol``; card plays simulated) (works on the scratch arrays h2, c2, a2, p2)."""
     for o in range(P):
         h2[o] = det[o]
         a2[o] = adv_left[o]
@@ -881,11 +890,10 @@ def _option_value(kind, me, opt, det, f2, h2, c2, a2, p2, cubes, forecast, adv_l
         kk = 0
         ls = -1
         bc = -1
-    mcstat[1] += _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc,
-                          rpol, keys, ctrs, slot, me, forbid, kn, kb, rnd)
-    mcstat[0] += 1
+    plays = _rollout(h2, c2, f2, a2, advisory_on, P, tt, n_tricks, ld, p2, kk, ls, bc, rpol, keys,
+                     ctrs, slot, me, forbid, kn, kb, rnd)
     pts, _ = round_points(c2, f2[me])
-    return pts
+    return pts, plays
 
 
 # The search's objective (mc:B:ROLLOUT:OBJECTIVE; issue #24, session 22). A round's points are what
@@ -932,9 +940,12 @@ def _mc_samples(total, kind, me, options, n_opt, hands, cubes, forecast, adv_lef
         _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2,
                        kn, kb)
         for i in range(n_opt):
-            v = _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2, cubes, forecast,
-                              adv_left, advisory_on, P, t, n_tricks, leader, played, k, led_suit,
-                              best_card, red, rpol, keys, ctrs, slot, mcstat, forbid, kn, kb, rnd)
+            v, plays = _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2, cubes,
+                                     forecast, adv_left, advisory_on, P, t, n_tricks, leader,
+                                     played, k, led_suit, best_card, red, rpol, keys, ctrs, slot,
+                                     forbid, kn, kb, rnd)
+            mcstat[0] += 1
+            mcstat[1] += plays
             total[i] += _objective(obj, me, v, c2, f2, a2, P, score, correct, advisory_on,
                                    last_round)
 
@@ -1039,10 +1050,12 @@ def _race_samples(kind, me, options, n_opt, hands, cubes, forecast, adv_left, ad
         for i in range(n_opt):
             if alive[i]:
                 ctrs[slot] = c0
-                vals[i] = _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2, cubes,
-                                        forecast, adv_left, advisory_on, P, t, n_tricks, leader,
-                                        played, k, led_suit, best_card, red, rpol, keys, ctrs, slot,
-                                        mcstat, forbid, kn, kb, rnd)
+                vals[i], plays = _option_value(kind, me, options[i], det, f2, h2, c2, a2, p2,
+                                               cubes, forecast, adv_left, advisory_on, P, t,
+                                               n_tricks, leader, played, k, led_suit, best_card,
+                                               red, rpol, keys, ctrs, slot, forbid, kn, kb, rnd)
+                mcstat[0] += 1
+                mcstat[1] += plays
         m += 1
         if sched >= 0:
             race.record_sample(vals, alive, total, H, m - 1, n_opt)

@@ -255,3 +255,20 @@ def test_determinize_keeps_shown_voids():
         assert int(out[1]) | int(out[2]) | int(out[3]) == others
         seen_two.add(int(out[1]))
     assert len(seen_two) == 6, "seat 1 gets any two of 4C 5C 3D 4D"
+
+
+def test_highest_and_lowest_rank_pick_by_rank_then_lowest_suit():
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.integers(0, 51), min_size=1, max_size=20, unique=True))
+    def check(cards):
+        mask = np.int64(sum(1 << c for c in cards))
+        by_rank = sorted(cards, key=lambda c: (c % 13, c // 13))       # rank, then suit index
+        top_rank = max(c % 13 for c in cards)
+        assert fc._lowest_rank(mask) == by_rank[0]
+        assert fc._highest_rank(mask) == min(c for c in cards if c % 13 == top_rank)
+    check()
+    # by hand: AS (12) and AH (25) tie on rank, spades is suit 0; 2C (39) is the lowest rank
+    m = _hand("AS", "AH", "2C", "10D")
+    assert fc._highest_rank(m) == 12 and fc._lowest_rank(m) == 39
