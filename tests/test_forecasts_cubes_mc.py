@@ -272,3 +272,27 @@ def test_highest_and_lowest_rank_pick_by_rank_then_lowest_suit():
     # by hand: AS (12) and AH (25) tie on rank, spades is suit 0; 2C (39) is the lowest rank
     m = _hand("AS", "AH", "2C", "10D")
     assert fc._highest_rank(m) == 12 and fc._lowest_rank(m) == 39
+
+
+def test_move_table_is_knob_move_n_without_a_double():
+    n_checked = 0
+    for tiebreak in (0, 1):
+        for forecast in (fc.F_HOT, fc.F_COLD):
+            for red in (0, 1):
+                for hot in range(fc.N_CUBES + 1):
+                    for cold in range(fc.N_CUBES + 1 - hot):
+                        neutral = fc.N_CUBES - hot - cold
+                        e = int(fc.MOVE_NEXT[((tiebreak * 2 + forecast) * 2 + red) * 100 + hot * 10 + cold])
+                        singles = fc.legal_cube_moves(hot, neutral, cold, bool(red), 1)
+                        if singles == 0:
+                            assert e == hot * 16 + cold
+                            continue
+                        size, option = fc.knob_move_n(hot, neutral, cold, bool(red), forecast, singles, 0,
+                                                      1, tiebreak)
+                        h, _, c = fc.apply_cube_move(hot, neutral, cold, bool(red), size, option)
+                        assert e == h * 16 + c, (tiebreak, forecast, red, hot, cold)
+                        n_checked += 1
+    assert n_checked > 300
+    # by hand: Hot forecaster, red win, H4 N1 C4: Neutral -> Hot (H5 beats C4: 6 points) over
+    # Cold -> Neutral (H4 N2 C3: 4 + 1 = 5)
+    assert int(fc.MOVE_NEXT[((0 * 2 + fc.F_HOT) * 2 + 1) * 100 + 4 * 10 + 4]) == 5 * 16 + 4
