@@ -825,6 +825,7 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
                     i += 1
         out_hands[me] = my_hand
         return
+    el = cap + P        # scratch[el + su]: bit o set when seat o may still get a card of suit su
     for attempt in range(24):
         rng.shuffle(scratch, n, keys, ctrs, slot)
         total = 0
@@ -833,13 +834,21 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
             scratch[cap + o] = 0 if o == me else popcount(hands[o])
             total += scratch[cap + o]
         spare = n - total
+        # the seats a card may go to, as a bit mask per suit (room left, and not void in the
+        # suit before the last attempts): a card's count of them is a popcount and its j-th one a
+        # bit select, not two loops over the seats; the same seats in the same order, the same
+        # draws (before session 24 both loops tested every seat for every card)
+        for su in range(4):
+            m = np.int64(0)
+            for o in range(P):
+                if scratch[cap + o] > 0 and (attempt >= 20 or not ((voids[o] >> su) & 1)):
+                    m |= np.int64(1) << o
+            scratch[el + su] = m
         ok = True
         for i in range(n):
-            bit = 1 << suit_of(scratch[i])
-            ne = 0
-            for o in range(P):
-                if scratch[cap + o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
-                    ne += 1
+            su = suit_of(scratch[i])
+            m = scratch[el + su]
+            ne = popcount(m)
             tot = ne + (1 if spare > 0 else 0)
             if tot == 0:
                 ok = False
@@ -848,13 +857,13 @@ def _determinize(me, hands, seen, voids, P, keys, ctrs, slot, out_hands, scratch
             if j == ne:
                 spare -= 1
                 continue
-            for o in range(P):
-                if scratch[cap + o] > 0 and (attempt >= 20 or not (voids[o] & bit)):
-                    if j == 0:
-                        out_hands[o] |= np.int64(1) << scratch[i]
-                        scratch[cap + o] -= 1
-                        break
-                    j -= 1
+            o = nth_bit(m, j)
+            out_hands[o] |= np.int64(1) << scratch[i]
+            scratch[cap + o] -= 1
+            if scratch[cap + o] == 0:       # full: no more cards of any suit
+                off = ~(np.int64(1) << o)
+                for s2 in range(4):
+                    scratch[el + s2] &= off
         if ok:
             break
     out_hands[me] = my_hand
