@@ -45,8 +45,10 @@ from .rng import _S32
 from .spec import SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob, Restriction, Rule
 
 GAME_ID = "forecasts-cubes"
-VERSION = 3  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code);
+VERSION = 4  # 2: the heuristic leads its highest-ranked card of its colour (was: highest code);
 # 3: random draws once over all cube moves (was: Advisory first), every policy takes a winning last move
+# 4: a search's re-deal with no void shown deals its shuffle out in order (the same distribution,
+# other draws: search seats' games differ from version 3's on the same seed; other play unchanged)
 PLAYER_COUNTS = (3, 4)
 LOWER_IS_BETTER = False
 LENGTH_UNIT = "tricks"
