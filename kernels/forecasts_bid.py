@@ -759,6 +759,36 @@ def build_rival_deck(st, keys, ctrs, slot):
     st[S_RIVAL_END] = st[S_HAND_SIZE] + n
 
 
+@jit(inline='always')
+def build_rival_deck_in_place(st, keys, ctrs, slot):
+    """build_rival_deck for the rollouts (inlined there): the same deck from the same draws
+    (rng.shuffle's Fisher-Yates, done on the state's own cells instead of a slice of it: in a
+    function that counts references a slice is a new array object, counted up and down)."""
+    r = st[S_RIVAL]
+    base = S_RIVAL_DECK + st[S_HAND_SIZE]
+    n = 0
+    for j in range(st[S_DECK_TOP], st[S_DECK_END]):
+        st[base + n] = st[S_DRAW_DECK + j]
+        st[S_DRAW_DECK + j] = -1
+        n += 1
+    m = st[S_MARKET]
+    while m:
+        st[base + n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng.below(keys, ctrs, slot, i + 1)
+        t = st[base + i]
+        st[base + i] = st[base + j]
+        st[base + j] = t
+    st[S_DECK_TOP] = 0
+    st[S_DECK_END] = 0
+    st[S_MARKET] = 0
+    st[S_HAND + r] = 0
+    st[S_RIVAL_TOP] = 0
+    st[S_RIVAL_END] = st[S_HAND_SIZE] + n
+
+
 @jit
 def rival_deck_at(st, i):
     """Card at position i of the Rival Deck (0 = top), -1 past its end."""
@@ -2109,7 +2139,7 @@ def round_to_tricks(st, phase, j, keys, ctrs, ev, ev_n):
     if st[S_MARKET_ON]:
         market_phase(st, keys, ctrs, ev, ev_n, j, None)
     if st[S_RIVAL] >= 0:
-        build_rival_deck(st, keys, ctrs, S + SLOT_AUX_OFFSET)
+        build_rival_deck_in_place(st, keys, ctrs, S + SLOT_AUX_OFFSET)
     first_trick(st)
 
 
@@ -2175,7 +2205,7 @@ def game_rest(st, keys, ctrs, ev, ev_n):
         if st[S_RIVAL] >= 0:
             keys[aux_slot] = rng.index_key(ka, st[S_ROUND])
             ctrs[aux_slot] = 0
-            build_rival_deck(st, keys, ctrs, aux_slot)
+            build_rival_deck_in_place(st, keys, ctrs, aux_slot)
         first_trick(st)
         plays += S * st[S_HAND_SIZE]
         if heuristic_rollout(st):
