@@ -693,7 +693,9 @@ def _choose_move(pol, hot, neutral, cold, red, forecast_w, singles, doubles, key
     return nth_move(singles, doubles, rng.below(keys, ctrs, slot, n) if n > 1 else 0)
 
 
-@jit_borrowing(inline='always')   # allocates nothing; inlined in _option_value and the ISMCTS loop (a call passed its ~22 arguments, ten of them arrays of 7 words, on the stack)
+# inlined in _option_value and the ISMCTS loop (docs/architecture.md, "Inline what runs once a
+# rollout"); allocates nothing, its caller (a search) owns every array
+@jit_borrowing(inline='always')
 def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, leader, played, k,
              led_suit, best_card, pol, keys, ctrs, slot, me, forbid, kn, kb, rnd):
     """Play the round on from trick ``t`` (``k`` cards already in it, ``played`` by seat) with
@@ -762,22 +764,18 @@ def _rollout(hands, cubes, forecast, adv_left, advisory_on, P, t, n_tricks, lead
             hot = e >> 4
             cold = e & 15
             neutral = N_CUBES - hot - cold
-            leader = w
-            t += 1
-            k = 0
-            led_suit = -1
-            best_card = -1
-            continue
-        singles = legal_cube_moves(hot, neutral, cold, red, 1)
-        if singles:
-            doubles = legal_cube_moves(hot, neutral, cold, red, 2) if (advisory_on and adv_left[w] == 1) else 0
-            if w == me and forbid != 0:
-                singles, doubles, _ = restrict_moves(forbid, singles, doubles)
-            size, option = _choose_move(pol, hot, neutral, cold, red, forecast[w], singles, doubles,
-                                        keys, ctrs, slot, gain, tiebreak)
-            hot, neutral, cold = apply_cube_move(hot, neutral, cold, red, size, option)
-            if size == 2:
-                adv_left[w] = 0
+        else:
+            singles = legal_cube_moves(hot, neutral, cold, red, 1)
+            if singles:
+                doubles = (legal_cube_moves(hot, neutral, cold, red, 2)
+                           if (advisory_on and adv_left[w] == 1) else 0)
+                if w == me and forbid != 0:
+                    singles, doubles, _ = restrict_moves(forbid, singles, doubles)
+                size, option = _choose_move(pol, hot, neutral, cold, red, forecast[w], singles,
+                                            doubles, keys, ctrs, slot, gain, tiebreak)
+                hot, neutral, cold = apply_cube_move(hot, neutral, cold, red, size, option)
+                if size == 2:
+                    adv_left[w] = 0
         leader = w
         t += 1
         k = 0
@@ -880,7 +878,7 @@ def mixed_forecast(f, flip, keys, ctrs, slot):
     return f
 
 
-@jit_borrowing(inline='always')   # allocates nothing; its caller (a search) owns every array
+@jit_borrowing(inline='always')   # allocates nothing; inlined in the searches' sample loops
 def _sample_hidden(me, hands, seen, voids, round_played, P, keys, ctrs, slot, det, scratch, f2, kn, kb):
     """One sample: re-deal the hidden cards into ``det`` and give every other seat the
     forecast its rule makes from its sampled original hand (``f2``)."""
