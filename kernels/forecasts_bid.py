@@ -734,36 +734,11 @@ def apply_discard(st, s, c):
 
 
 # ---- the Rival Deck (Rival Station) ---------------------------------------------------------
-@jit
-def build_rival_deck(st, keys, ctrs, slot):
+def _build_rival_deck(st, keys, ctrs, slot):
     """Post-Market consolidation: the Draw Deck (top first) then the Market (card order) are
-    shuffled on the round's AUX stream and stacked under the Rival's 10 dealt cards."""
-    r = st[S_RIVAL]
-    base = S_RIVAL_DECK + st[S_HAND_SIZE]
-    n = 0
-    for j in range(st[S_DECK_TOP], st[S_DECK_END]):
-        st[base + n] = st[S_DRAW_DECK + j]
-        st[S_DRAW_DECK + j] = -1
-        n += 1
-    m = st[S_MARKET]
-    while m:
-        st[base + n] = lowest_bit(m)
-        m &= m - 1
-        n += 1
-    rng.shuffle(st[base:base + n], n, keys, ctrs, slot)
-    st[S_DECK_TOP] = 0
-    st[S_DECK_END] = 0
-    st[S_MARKET] = 0
-    st[S_HAND + r] = 0        # the Rival's hand is now the top of its deck
-    st[S_RIVAL_TOP] = 0
-    st[S_RIVAL_END] = st[S_HAND_SIZE] + n
-
-
-@jit(inline='always')
-def build_rival_deck_in_place(st, keys, ctrs, slot):
-    """build_rival_deck for the rollouts (inlined there): the same deck from the same draws
-    (rng.shuffle's Fisher-Yates, done on the state's own cells instead of a slice of it: in a
-    function that counts references a slice is a new array object, counted up and down)."""
+    shuffled on the round's AUX stream and stacked under the Rival's 10 dealt cards. The shuffle
+    is rng.shuffle's Fisher-Yates (the same draws) on the state's own cells: a slice of the state
+    is a new array object, which a function that counts references counts up and down."""
     r = st[S_RIVAL]
     base = S_RIVAL_DECK + st[S_HAND_SIZE]
     n = 0
@@ -784,9 +759,14 @@ def build_rival_deck_in_place(st, keys, ctrs, slot):
     st[S_DECK_TOP] = 0
     st[S_DECK_END] = 0
     st[S_MARKET] = 0
-    st[S_HAND + r] = 0
+    st[S_HAND + r] = 0        # the Rival's hand is now the top of its deck
     st[S_RIVAL_TOP] = 0
     st[S_RIVAL_END] = st[S_HAND_SIZE] + n
+
+
+# one body, two builds: the game's own (a call) and the rollouts' (inlined there, session 24)
+build_rival_deck = jit(_build_rival_deck)
+build_rival_deck_in_place = jit(inline='always')(_build_rival_deck)
 
 
 @jit
