@@ -2241,17 +2241,8 @@ def play_option(st, me, dkind, opt, j, shed, taken, done, keys, ctrs, ev, ev_n):
 # rewrites only what it re-deals): all but the Deal's scratch (S_DECK, S_DRAWS: deal() writes both
 # before it reads them) and the knob rows (the same in every sample and rollout of one decision:
 # init_search sets them once). A rollout (det -> sim) copies fewer (copy_rollout).
-@jit(inline='always')
-def copy_live(src, dst):
-    """Copy the state's blocks but S_DECK, S_DRAWS and S_KNOB from ``src`` to ``dst``."""
-    for i in range(S_DECK):
-        dst[i] = src[i]
-    for i in range(S_COUNT, S_DRAWS):
-        dst[i] = src[i]
-    for i in range(S_NEXT, S_KNOB):
-        dst[i] = src[i]
-    for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
-        dst[i] = src[i]
+# the block order the three copies rely on (each range below is one block run, none overlap)
+assert S_DECK <= S_COUNT and S_COUNT + N_COUNTERS <= S_MCARG <= S_DRAWS <= S_NEXT <= S_FORBID <= S_KNOB
 
 
 @jit(inline='always')
@@ -2280,6 +2271,17 @@ def copy_settings(src, dst):
         dst[i] = src[i]
     for i in range(S_KNOB + NK * MAX_SEATS, ST_SIZE):
         dst[i] = src[i]
+
+
+@jit(inline='always')
+def copy_live(src, dst):
+    """Copy the state's blocks but S_DECK, S_DRAWS and S_KNOB from ``src`` to ``dst``: what a
+    rollout copies, the counters and the seats' settings (one list of blocks, in the two
+    functions above, so the three cannot drift apart)."""
+    copy_rollout(src, dst)
+    for i in range(S_COUNT, S_COUNT + N_COUNTERS):
+        dst[i] = src[i]
+    copy_settings(src, dst)
 
 
 @jit(inline='always')
