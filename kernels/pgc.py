@@ -25,6 +25,8 @@ Encodings
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import prange
 
@@ -37,7 +39,7 @@ from .spec import (MAX_KNOBS, SEAT_FORBID, SEAT_WATCH, Counter, Event, Knob,
                    Restriction, Rule)
 
 GAME_ID = "pgc"
-VERSION = 1
+VERSION = 2                 # 2 (session 25): the last-hand Lead knobs and mc SCOPE; a v1 worker cannot play them
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 LOWER_IS_BETTER = True
 LENGTH_UNIT = "turns"      # one turn = one decision: a Lead, Overwrite, Add or Pass
@@ -97,9 +99,14 @@ RULES = (
 
 P_RANDOM, P_HEURISTIC, P_MC, P_TUNED = 0, 1, 2, 3
 POLICIES = {"random": P_RANDOM, "heuristic": P_HEURISTIC, "mc": P_MC, "tuned": P_TUNED}
-# mc:BUDGET:ROLLOUT - samples per decision (each sample's re-deal is shared by every option) and
-# the policy every seat follows inside a rollout
-POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None))}
+# mc:BUDGET:ROLLOUT:SCOPE - samples per decision (each sample's re-deal is shared by every option),
+# the policy every seat follows inside a rollout, and which turns are searched: 0 every turn, 1
+# only the seat's last hand (2p: once its second hand is picked up; at 3-6 players every hand is
+# the last, so 1 = 0), its earlier turns played by the rollout policy (issue #24, session 25: the
+# search's 2p first-hand turns are weaker than tuned's and its last-hand turns stronger)
+SCOPE_ALL, SCOPE_LAST_HAND = 0, 1
+POLICY_ARGS = {"mc": (("budget", 64, 1, 4096), ("rollout", "heuristic", None, None),
+                      ("scope", 0, 0, 1, "0 every turn, 1 the last hand only"))}
 
 # ---- cards ----------------------------------------------------------------------------------
 N_RANKS = 13
@@ -801,11 +808,14 @@ def random_choice_on(st, params, acts, n, keys, ctrs, slot, fixed_rounds, target
 # every play. ``tuned`` is the same rule with every number a knob (KNOBS, a seat's knob columns);
 # the defaults are the heuristic's, so a ``heuristic`` seat plays the default knob row.
 GO_OUT_VALUE = 1_000_000
+# COMB[n, k] = n choose k (0 when k > n), as a float: lead_answer_chance's hypergeometric chance
+COMB = np.array([[float(math.comb(n, k)) for k in range(MAX_DECK + 1)] for n in range(MAX_DECK + 1)])
 REFUSED = -(1 << 40)
 (K_W_CARDS, K_W_UNITS, K_W_STRENGTH, K_W_END, K_W_POINTS, K_STRONG_RANK, K_NEAR_OUT, K_KEEP_MELDS,
  K_OVERWRITE_BONUS, K_ADD_BONUS, K_LEAD_CARDS, K_MIN_RESPONSE, K_DANGER_CARDS, K_SINGLE_ADD_BELOW,
  K_SINGLE_ADD_LEFT, K_SINGLE_ADD_COST, K_EIGHT_LEAD_LEFT, K_EIGHT_LEAD_COST, K_LAST_LEAD_TOP,
- K_LAST_LEAD_RUN) = range(20)
+ K_LAST_LEAD_RUN, K_LAST_LEAD_SET, K_LAST_LEAD_SINGLE, K_LAST_LEAD_UNITS, K_LAST_LEAD_UNITS_LEFT,
+ K_LAST_LEAD_KEEP8, K_LAST_LEAD_ANSWER, K_LAST_LEAD_ANSWER_NEAR, K_LAST_LEAD_BIGGER) = range(28)
 KNOBS = (
     Knob("w_cards", K_W_CARDS, 10, 0, 100, "value per card a play sheds"),
     Knob("w_units", K_W_UNITS, 20, 0, 100, "cost per meld the hand still needs after the play "
@@ -856,6 +866,27 @@ KNOBS = (
          "positive leads higher melds (0: off)", optional=True),
     Knob("last_lead_run", K_LAST_LEAD_RUN, 0, -300, 300, "added to a Lead of a run from the seat's "
          "last hand: negative leads sets and singles rather than runs (0: off)", optional=True),
+    # session 25 (docs/search.md, "Issue #24, session 25"): a last-hand Lead rule fitted to the
+    # values the search gives every Lead option (not only to its pick), then raced by train;
+    # optional and off by default
+    Knob("last_lead_set", K_LAST_LEAD_SET, 0, -300, 300, "added to a Lead of a set from the seat's "
+         "last hand (0: off)", optional=True),
+    Knob("last_lead_single", K_LAST_LEAD_SINGLE, 0, -300, 300, "added to a Lead of a single from the "
+         "seat's last hand (0: off)", optional=True),
+    Knob("last_lead_units", K_LAST_LEAD_UNITS, 0, -100, 100, "a last-hand Lead gains this per meld "
+         "the hand still needs after it (added to -w_units' cost; 0: off)", optional=True),
+    Knob("last_lead_units_left", K_LAST_LEAD_UNITS_LEFT, 0, -100, 100, "a last-hand Lead gains this "
+         "x the melds still needed x the cards left after it / 10 (0: off)", optional=True),
+    Knob("last_lead_keep8", K_LAST_LEAD_KEEP8, 0, -200, 200, "a last-hand Lead gains this per 8 the "
+         "hand keeps after it (Rule of 8's stoppers; 0: off)", optional=True),
+    Knob("last_lead_answer", K_LAST_LEAD_ANSWER, 0, -300, 300, "a last-hand Lead gains this x the "
+         "chance that the next seat's hand, drawn from the cards the seat cannot see, holds a card "
+         "that could answer it (lead_answer_chance; negative: lead what is hard to answer; 0: off)",
+         optional=True),
+    Knob("last_lead_answer_near", K_LAST_LEAD_ANSWER_NEAR, 0, -300, 300, "added to last_lead_answer "
+         "when the next seat is in its last hand with at most 3 cards (0: off)", optional=True),
+    Knob("last_lead_bigger", K_LAST_LEAD_BIGGER, 0, -300, 300, "added to a last-hand Lead of more "
+         "cards than the next seat holds in play, which it cannot Overwrite (0: off)", optional=True),
 )
 KNOB_DEFAULTS = np.zeros(MAX_KNOBS, dtype=np.int64)
 for _k in KNOBS:
@@ -930,9 +961,73 @@ def heuristic_value(st, params, a, held, units_now, responding, danger):
             v -= st[kb + K_EIGHT_LEAD_COST]         # keep the 8 to end a trick later
         if st[RESERVE_ON + seat] == 0:              # the last hand (always at 3-6 players)
             v += st[kb + K_LAST_LEAD_TOP] * top
-            if act_kind(a) == K_RUN:
+            kind = act_kind(a)
+            if kind == K_RUN:
                 v += st[kb + K_LAST_LEAD_RUN]
+            elif kind == K_SET:
+                v += st[kb + K_LAST_LEAD_SET]
+            else:
+                v += st[kb + K_LAST_LEAD_SINGLE]
+            left = st[N_HELD + seat] - shed
+            v += (st[kb + K_LAST_LEAD_UNITS] * units_after
+                  + st[kb + K_LAST_LEAD_UNITS_LEFT] * units_after * left // 10
+                  + st[kb + K_LAST_LEAD_KEEP8] * (st[base + EIGHT] - played_count(st, a, EIGHT)))
+            answer = st[kb + K_LAST_LEAD_ANSWER]
+            near = st[kb + K_LAST_LEAD_ANSWER_NEAR]
+            bigger = st[kb + K_LAST_LEAD_BIGGER]
+            if answer != 0 or near != 0 or bigger != 0:
+                nxt = next_seat(st, params, seat)
+                if shed > st[N_HELD + nxt]:
+                    v += bigger
+                if st[RESERVE_ON + nxt] == 0 and st[N_HELD + nxt] <= 3:
+                    answer += near
+                v += int(round(answer * lead_answer_chance(st, a, seat, nxt)))
     return v
+
+
+@jit
+def lead_answer_chance(st, a, seat, nxt):
+    """The chance that seat ``nxt``'s hand in play, drawn uniformly from the cards ``seat`` cannot
+    see (the deck minus its hand minus the cards played this round), holds at least one card that
+    could answer the Lead ``a``: a card an Add could use (a set's or single's number; for a single
+    or a run, the numbers next to it), or, when the Lead is no bigger than that hand, a higher
+    number of which enough copies are unseen (a run: any higher number). A rough count, fitted
+    as a feature (docs/search.md, "Issue #24, session 25"): it ignores which cards go together."""
+    base = HAND + seat * N_RANKS
+    copies = st[S_COPIES]
+    k = st[N_HELD + nxt]
+    kind = act_kind(a)
+    low = act_low(a)
+    size = act_size(a)
+    top = meld_top(kind, low, size)
+    utot = 0
+    for r in range(N_RANKS):
+        utot += copies - st[base + r] - st[PLAYED + r]
+    if utot < k:
+        return 1.0
+    if kind == K_RUN:
+        cards = 0
+        if low > 0 and NEXT_OK[low - 1]:
+            cards += copies - st[base + low - 1] - st[PLAYED + low - 1]
+        if top < N_RANKS - 1 and NEXT_OK[top]:
+            cards += copies - st[base + top + 1] - st[PLAYED + top + 1]
+        if size <= k:
+            for r in range(low + 1, N_RANKS):
+                cards += copies - st[base + r] - st[PLAYED + r]
+    else:
+        cards = copies - st[base + low] - st[PLAYED + low]
+        if kind == K_SINGLE:
+            if low > 0 and NEXT_OK[low - 1]:
+                cards += copies - st[base + low - 1] - st[PLAYED + low - 1]
+            if low < N_RANKS - 1 and NEXT_OK[low]:
+                cards += copies - st[base + low + 1] - st[PLAYED + low + 1]
+        if size <= k:
+            for r in range(low + 1, N_RANKS):
+                u = copies - st[base + r] - st[PLAYED + r]
+                if u >= size:
+                    cards += u
+    rest = max(utot - cards, 0)
+    return 1.0 - COMB[rest, k] / COMB[utot, k]
 
 
 @jit(inline="always")
@@ -1247,10 +1342,17 @@ def _play_game(params, seats, seed, g, out, row, ev, ev_n, search, st, acts, tmp
             if pol == P_HEURISTIC or pol == P_TUNED:
                 i = heuristic_choice(st, params, acts, n)
             elif search is not None and pol == P_MC:
-                i = 0
-                if n > 1:
-                    i = mc_choose(st, params, acts, n, seats[seat, 1], seats[seat, 2], keys, ctrs,
-                                  P + 1 + seat, fixed, target, mcstat, forbid)
+                if seats[seat, 3] != SCOPE_ALL and st[RESERVE_ON + seat] != 0:
+                    # scope 1 before the seat's last hand: its rollout policy's own choice
+                    if seats[seat, 2] == P_RANDOM:
+                        i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
+                    else:
+                        i = heuristic_choice(st, params, acts, n)
+                else:
+                    i = 0
+                    if n > 1:
+                        i = mc_choose(st, params, acts, n, seats[seat, 1], seats[seat, 2], keys,
+                                      ctrs, P + 1 + seat, fixed, target, mcstat, forbid)
             else:
                 i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
             a = acts[i]

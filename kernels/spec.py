@@ -103,7 +103,7 @@ SEAT_WATCH = 5
 # Then MAX_KNOBS columns from SEAT_KNOBS: the named parameters ("knobs") of a parameterised policy
 # (``tuned``), each an integer in its Knob's units. A seat that is not ``tuned`` leaves them zero.
 SEAT_KNOBS = 6
-MAX_KNOBS = 20
+MAX_KNOBS = 32       # pgc declares 28 (issue #24, session 25)
 SEAT_WIDTH = SEAT_KNOBS + MAX_KNOBS
 
 

@@ -135,7 +135,7 @@ def test_the_shared_digest_follows_shared_modules_not_game_modules(tmp_path):
     game.write_text(game.read_text() + "\n# a change to one game\n")
     assert _jit.shared_digest.__wrapped__(str(d)) == base
     spec = d / "spec.py"
-    spec.write_text(spec.read_text().replace("MAX_KNOBS = 20", "MAX_KNOBS = 21"))
+    spec.write_text(spec.read_text().replace("MAX_KNOBS = 32", "MAX_KNOBS = 33"))
     assert _jit.shared_digest.__wrapped__(str(d)) != base
 
 

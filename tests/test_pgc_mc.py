@@ -164,3 +164,46 @@ def test_mc_policy_label_and_seat_row():
     knobs = [0] * MAX_KNOBS                     # not a tuned seat: knob columns stay zero
     assert job.seats[0].tolist() == [pgc.P_MC, 64, pgc.P_HEURISTIC, 0, 0, 0] + knobs
     assert job.seats[1].tolist() == [pgc.P_MC, 16, pgc.P_RANDOM, 0, 0, 0] + knobs
+
+
+# ---- mc:BUDGET:ROLLOUT:SCOPE (issue #24, session 25) -------------------------------------------
+def test_mc_scope_label_seat_row_and_bad_value():
+    from simcli.errors import SimError
+    job = cfg.resolve("pgc", players=2, seats="mc:16:tuned:1,mc:16:tuned:0")
+    assert job.policies == ["mc:16:tuned:1", "mc:16:tuned"]     # scope 0 is the default: left out
+    assert job.seats[0, :4].tolist() == [pgc.P_MC, 16, pgc.P_TUNED, pgc.SCOPE_LAST_HAND]
+    assert job.seats[1, :4].tolist() == [pgc.P_MC, 16, pgc.P_TUNED, pgc.SCOPE_ALL]
+    with pytest.raises(SimError, match=r"scope 2 is outside 0\.\.1 \(0 every turn, 1 the last hand only\)"):
+        cfg.resolve("pgc", players=2, seats="mc:16:tuned:2,tuned")
+
+
+def _events_before_first_pickup(job, g):
+    from tests.test_restrictions_pgc import trace
+    _, ev = trace(job.params, job.seats, 5, g)
+    first = next(i for i in range(len(ev)) if ev[i, 0] == pgc.E_PICKUP)
+    return ev, first
+
+
+@pytest.mark.parametrize("rollout", ["tuned", "random"])
+def test_mc_scope_1_plays_its_rollout_policy_until_its_last_hand(rollout):
+    # 2 players: until the first second hand is picked up, a table of mc:4:R:1 plays exactly as a
+    # table of R (the same deal, the same seat streams); after it the seat that picked up searches
+    searched = cfg.resolve("pgc", players=2, policy=f"mc:4:{rollout}:1")
+    plain = cfg.resolve("pgc", players=2, policy=rollout)
+    differ = 0
+    for g in range(12):
+        a, ia = _events_before_first_pickup(searched, g)
+        b, ib = _events_before_first_pickup(plain, g)
+        assert ia == ib and np.array_equal(a[:ia], b[:ib])
+        differ += not np.array_equal(a, b) if len(a) == len(b) else 1
+    assert differ > 0
+    out = runner.play_chunk(searched, 5, 0, 12)
+    assert out[:, layout.col_counter(2, pgc.C_MC_ROLLOUTS)].min() > 0
+
+
+def test_mc_scope_1_is_scope_0_when_every_hand_is_the_last():
+    # 3-6 players have no second hand: scope 1 searches every turn, as scope 0
+    for P in (3, 4):
+        one = cfg.resolve("pgc", players=P, seats=",".join(["mc:3:tuned:1"] + ["tuned"] * (P - 1)))
+        zero = cfg.resolve("pgc", players=P, seats=",".join(["mc:3:tuned"] + ["tuned"] * (P - 1)))
+        assert np.array_equal(runner.play_chunk(one, 4, 0, 10), runner.play_chunk(zero, 4, 0, 10))

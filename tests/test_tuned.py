@@ -297,7 +297,9 @@ def test_train_command_writes_through_the_output_contract(tmp_path):
 
 
 OPTIONAL_PGC = ("single_add_below", "single_add_left", "single_add_cost", "eight_lead_left",
-                "eight_lead_cost", "last_lead_top", "last_lead_run")
+                "eight_lead_cost", "last_lead_top", "last_lead_run", "last_lead_set", "last_lead_single",
+                "last_lead_units", "last_lead_units_left", "last_lead_keep8", "last_lead_answer",
+                "last_lead_answer_near", "last_lead_bigger")
 
 
 def _pgc_file(path, drop=(), extra=""):
@@ -308,8 +310,8 @@ def _pgc_file(path, drop=(), extra=""):
 
 
 def test_a_file_may_leave_out_only_the_optional_knobs(tmp_path):
-    """Files made before pgc's Add-rule (session 15) and Lead-8 (session 16) knobs leave them out
-    and play their defaults, which are the heuristic's rule; any other knob left out is still an
+    """Files made before pgc's Add-rule (session 15), Lead-8 (session 16) and last-hand Lead
+    (sessions 17 and 25) knobs leave them out and play their defaults, which are the heuristic's rule; any other knob left out is still an
     error."""
     assert {k.name for k in pgc.KNOBS if k.optional} == set(OPTIONAL_PGC)
     f = _pgc_file(tmp_path / "old.toml", drop=OPTIONAL_PGC, extra="")

@@ -227,6 +227,82 @@ def test_last_lead_top_and_run():
         assert choose(st, last_lead_top=-50, last_lead_run=-300) == choose(st)
 
 
+def answer_chance(st, numbers):
+    """lead_answer_chance of seat 0 leading ``numbers`` (seat 1 next)."""
+    from tests.test_pgc_rules import action
+    return pgc.lead_answer_chance(st, action("lead", numbers), 0, 1)
+
+
+def test_lead_answer_chance_by_hand():
+    # 2 players, seat 0 holds 1 1 4 9 (its last hand), nothing played: the unseen cards are the
+    # 48 others (2 ones, 3 fours, 3 nines, 4 of every other number).
+    # Seat 1 holds 3 cards. Single 9: an Add uses a 9 (3 unseen) or an 8 (4; 9-11 is no run),
+    # an Overwrite any 11-15 (20): 27 cards, so 1 - C(21, 3) / C(48, 3) = 1 - 1330 / 17296.
+    st = state(2, [[1, 1, 4, 9], [2, 3, 5]])
+    assert answer_chance(st, [9]) == pytest.approx(1 - 1330 / 17296)
+    # Set 1-1 (2 cards <= 3): the third 1 (2 unseen) and every higher number with 2+ unseen (46):
+    # all 48, so certain
+    assert answer_chance(st, [1, 1]) == pytest.approx(1.0)
+    # Seat 1 holds 1 card: a pair cannot be Overwritten by it, only Added to (2 of 48)
+    st1 = state(2, [[1, 1, 4, 9], [2]])
+    assert answer_chance(st1, [1, 1]) == pytest.approx(2 / 48)
+    assert answer_chance(st1, [9]) == pytest.approx(27 / 48)
+    # Run 4-5 from 4 5 9 9: Adds use a 3 (4 unseen; 5-7 is no run). One card: that is all, 4 / 48;
+    # two cards: an Overwrite too, any unseen number above 4 (3 fives, 4 sevens, eights, 2 nines,
+    # 20 of 11-15 = 33), so 37 cards: 1 - C(11, 2) / C(48, 2)
+    st = state(2, [[4, 5, 9, 9], [2]])
+    assert answer_chance(st, [4, 5]) == pytest.approx(4 / 48)
+    st = state(2, [[4, 5, 9, 9], [2, 3]])
+    assert answer_chance(st, [4, 5]) == pytest.approx(1 - 55 / 1128)
+    # Cards played this round are seen: 3 threes played leave 1 unseen of 45
+    st[pgc.PLAYED + pgc.RANK_OF_NUMBER[3]] = 3
+    st2 = st.copy()
+    st2[pgc.N_HELD + 1] = 1
+    assert answer_chance(st2, [4, 5]) == pytest.approx(1 / 45)
+
+
+def test_session25_last_lead_knobs():
+    # 4 players (every hand is the last), seat 0 leads from 1 1 4 8 9, seat 1 (next) holds 6
+    hand = [1, 1, 4, 8, 9]
+    st = state(4, [hand] + OTHERS)
+    base = choose(st)
+    assert choose(st, last_lead_set=300) == ("lead", (1, 1))
+    assert choose(st, last_lead_set=-300)[1] != (1, 1)
+    assert len(choose(st, last_lead_single=300)[1]) == 1
+    assert len(choose(st, last_lead_single=-300)[1]) > 1
+    # keep8: a Lead with the 8 in it is worth less per 8 kept elsewhere... the others keep it
+    assert 8 not in choose(st, last_lead_keep8=200)[1]
+    assert choose(st, last_lead_keep8=-200)[1] == (8,) or 8 in choose(st, last_lead_keep8=-200)[1]
+    # bigger: seat 1 holds 1 card; a Lead of 2+ cards cannot be Overwritten by it
+    st1 = state(4, [hand, [2], [2, 3, 7, 7, 9, 11], [2, 3, 7, 7, 9, 11]])
+    assert len(choose(st1, last_lead_bigger=300)[1]) > 1
+    assert len(choose(st1, last_lead_bigger=-300)[1]) == 1
+    # answer: x the chance. Against a 1-card next seat a 2-card Lead is answered only by an Add
+    # (1-1: 2 of the 47 unseen cards; 8-9: the 4 sevens), a single 9 by 26 (9s, 8s, 11-15): -300
+    # leads 2 cards, +300 a single
+    assert len(choose(st1, last_lead_answer=-300)[1]) == 2
+    assert len(choose(st1, last_lead_answer=300)[1]) == 1
+    # answer_near adds to answer when the next seat is in its last hand with at most 3 cards
+    # (seat 1, 1 card): answer 0 + near -300 plays as answer -300; with 6 cards it is inert
+    assert choose(st1, last_lead_answer_near=-300) == choose(st1, last_lead_answer=-300)
+    assert choose(st, last_lead_answer_near=-300) == base
+    # units / units_left: melds still needed after the Lead (1 1 4 8 9 needs 4 - 1 = 3): -100 a
+    # meld leads one of the two Leads that leave 2 (1-1 or 8-9), +100 one that leaves 3
+    units = {(1, 1): 2, (8, 9): 2, (1,): 3, (4,): 2, (8,): 3, (9,): 3}
+    assert choose(st, last_lead_units=-100)[1] in ((1, 1), (8, 9))
+    assert choose(st, last_lead_units_left=-100)[1] in ((1, 1), (8, 9))
+    assert units[choose(st, last_lead_units=100)[1]] == 3
+    # 2 players: nothing while the seat's own second hand still waits
+    st2 = state(2, [hand, [2, 3, 7]], reserve=[[1, 1, 4], None])
+    for kn in ("last_lead_set", "last_lead_single", "last_lead_units", "last_lead_units_left",
+               "last_lead_keep8", "last_lead_answer", "last_lead_answer_near", "last_lead_bigger"):
+        assert choose(st2, **{kn: 300 if kn not in ("last_lead_units", "last_lead_units_left") else 100}) == choose(st2)
+        assert choose(st2, **{kn: -300 if kn not in ("last_lead_units", "last_lead_units_left") else -100}) == choose(st2)
+    # Leads only: responding on a single 2, nothing changes
+    st3 = state(4, [hand] + OTHERS, central=[2])
+    assert choose(st3, last_lead_set=300, last_lead_answer=-300, last_lead_bigger=300) == choose(st3)
+
+
 def test_strong_cards_near_out_and_danger():
     # On a single 12, holding 1 3 5 9 14: only Overwrite 14 or Pass. 14 is strong (rank index 11
     # >= 10) and 4 cards would be left (> 3): kept, so the heuristic passes.
