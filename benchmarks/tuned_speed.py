@@ -9,7 +9,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from simcli.analyses import bench  # noqa: E402
 from simcli.config import jobs as cfg  # noqa: E402
 
-for game, P in (("forecasts-bid", 4), ("forecasts-bid", 3), ("forecasts-bid", 2), ("forecasts-cubes", 4), ("forecasts-cubes", 3)):
+for game, P in (("forecasts-bid", 4), ("forecasts-bid", 3), ("forecasts-bid", 2), ("forecasts-cubes", 4),
+                ("forecasts-cubes", 3), ("pgc", 2)):
     jobs = {pol: cfg.resolve(game, None, P, policy=pol) for pol in ("heuristic", "tuned")}
     rates = {pol: [] for pol in jobs}
     for rep in range(5):                      # interleaved A/B, one thread
