@@ -450,6 +450,36 @@ OPTION_FEATURES = ("v_tuned/100", "shed", "units_after", "strength", "pts", "eig
                    "is_set", "is_run", "top", "top>=10", "split", "iso_single", "left_after")
 
 
+def lead_basics(st, params, a, held):
+    """What a Lead ``a`` of the seat to act (ranks ``held``) does to its hand: (top rank, ranks
+    held after, rank steps shed, points shed, splits a set, cards shed, its 8 ends the trick, cards
+    left, an isolated single, the hand's counts after it)."""
+    seat = int(st[pgc.S_TO_ACT])
+    base = pgc.HAND + seat * 13
+    kind, low, size = pgc.act_kind(a), pgc.act_low(a), pgc.act_size(a)
+    tp = pgc.meld_top(kind, low, size)
+    h2 = st[base: base + 13].copy()
+    after, strength, pts, split = held, 0, 0, 0
+    for r in range(low, tp + 1):
+        c = pgc.played_count(st, a, r)
+        if c:
+            h2[r] -= c
+            strength += c * r
+            pts += c * pgc.POINTS[params[pgc.R_POINTS], r]
+            if c < st[base + r]:
+                split = 1
+            else:
+                after &= ~(1 << r)
+    shed = int(pgc.played_total(st, a))
+    e8 = int(pgc.trick_end_cause(st, params, a) == pgc.T_EIGHT)
+    left = int(st[pgc.N_HELD + seat]) - shed
+    iso = 0
+    if kind == pgc.K_SINGLE and st[base + low] == 1:
+        iso = int(not ((low > 0 and pgc.NEXT_OK[low - 1] and st[base + low - 1] > 0)
+                       or (low < 12 and pgc.NEXT_OK[low] and st[base + low + 1] > 0)))
+    return tp, after, strength, pts, split, shed, e8, left, iso, h2
+
+
 def option_features(st, params, acts, n):
     """One row per Lead option: tuned's value (/100, capped at 2000), cards shed, melds left, rank
     steps and points shed, whether its 8 ends the trick (and with more than 4 cards left), set /
@@ -463,24 +493,7 @@ def option_features(st, params, acts, n):
         a = acts[i]
         v = pgc.heuristic_value(st, params, a, held, un, False, False)
         kind, low, size = pgc.act_kind(a), pgc.act_low(a), pgc.act_size(a)
-        tp = pgc.meld_top(kind, low, size)
-        after, strength, pts, split = held, 0, 0, 0
-        for r in range(low, tp + 1):
-            k = pgc.played_count(st, a, r)
-            if k:
-                strength += k * r
-                pts += k * pgc.POINTS[params[pgc.R_POINTS], r]
-                if k < st[base + r]:
-                    split = 1
-                else:
-                    after &= ~(1 << r)
-        shed = int(pgc.played_total(st, a))
-        e8 = int(pgc.trick_end_cause(st, params, a) == pgc.T_EIGHT)
-        left = int(st[pgc.N_HELD + seat]) - shed
-        iso = 0
-        if kind == pgc.K_SINGLE and st[base + low] == 1:
-            iso = int(not ((low > 0 and pgc.NEXT_OK[low - 1] and st[base + low - 1] > 0)
-                           or (low < 12 and pgc.NEXT_OK[low] and st[base + low + 1] > 0)))
+        tp, after, strength, pts, split, shed, e8, left, iso, _ = lead_basics(st, params, a, held)
         F[i] = [min(v, 2000) / 100, shed, pgc.units_of(after), strength, pts, e8, e8 * (left > 4),
                 kind == pgc.K_SET, kind == pgc.K_RUN, tp, tp >= 10, split, iso, left]
     return F

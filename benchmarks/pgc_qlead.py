@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -44,7 +45,10 @@ import numpy as np
 
 from kernels import pgc, rng
 from kernels.spec import MAX_KNOBS
-from simcli.config import jobs as cfg, tuned
+from simcli.config import jobs as cfg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pgc_distill import knob_row, lead_basics  # noqa: E402  (session 16's script, its helpers)
 
 ROOT = Path(__file__).resolve().parent.parent
 P = 2
@@ -55,14 +59,6 @@ OPT = ("v_tuned", "shed", "units_after", "strength", "pts", "eight", "top", "top
        "shed_x_oppsmall", "units_x_left", "over_ways", "add_cards", "p_resp", "shed_gt_opp",
        "p_resp_x_opplast", "gt_x_opplast", "p_resp_x_left", "opp_last_small") + tuple(
            f"shed{r}" for r in range(13)) + ("is_over", "is_add", "is_pass", "ends_trick")
-
-
-def knob_row(path):
-    vals = tuned.load_file(pgc, path, 2)
-    row = pgc.KNOB_DEFAULTS.copy()
-    for k in pgc.KNOBS:
-        row[k.index] = vals[k.name]
-    return row
 
 
 def opt_features(st, params, acts, n):
@@ -90,26 +86,7 @@ def opt_features(st, params, acts, n):
             continue
         v = pgc.heuristic_value(st, params, a, held, un, False, False)
         kind, low, size = pgc.act_kind(a), pgc.act_low(a), pgc.act_size(a)
-        tp = pgc.meld_top(kind, low, size)
-        after, strength, pts, split = held, 0, 0, 0
-        h2 = hand.copy()
-        for r in range(low, tp + 1):
-            c = pgc.played_count(st, a, r)
-            if c:
-                h2[r] -= c
-                strength += c * r
-                pts += c * pgc.POINTS[params[pgc.R_POINTS], r]
-                if c < st[base + r]:
-                    split = 1
-                else:
-                    after &= ~(1 << r)
-        shed = int(pgc.played_total(st, a))
-        e8 = int(pgc.trick_end_cause(st, params, a) == pgc.T_EIGHT)
-        left = int(st[pgc.N_HELD + seat]) - shed
-        iso = 0
-        if kind == pgc.K_SINGLE and st[base + low] == 1:
-            iso = int(not ((low > 0 and pgc.NEXT_OK[low - 1] and st[base + low - 1] > 0)
-                           or (low < 12 and pgc.NEXT_OK[low] and st[base + low + 1] > 0)))
+        tp, after, strength, pts, split, shed, e8, left, iso, h2 = lead_basics(st, params, a, held)
         kept = [r for r in range(13) if h2[r] > 0]
         copies = int(st[pgc.S_COPIES])
         beat = sum(copies - int(hand[r]) - int(st[pgc.PLAYED + r]) for r in range(tp + 1, 13))
