@@ -487,7 +487,6 @@ def option_features(st, params, acts, n):
     seat = int(st[pgc.S_TO_ACT])
     held, _, _ = pgc.rank_masks(st, seat)
     un = pgc.units_of(held)
-    base = pgc.HAND + seat * 13
     F = np.zeros((n, len(OPTION_FEATURES)))
     for i in range(n):
         a = acts[i]

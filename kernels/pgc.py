@@ -985,6 +985,13 @@ def heuristic_value(st, params, a, held, units_now, responding, danger):
     return v
 
 
+@jit(inline="always")
+def _unseen(st, base, r):
+    """Copies of rank ``r`` the seat whose hand starts at ``base`` cannot see: the deck's minus its
+    own minus those played this round."""
+    return st[S_COPIES] - st[base + r] - st[PLAYED + r]
+
+
 @jit
 def lead_answer_chance(st, a, seat, nxt):
     """The chance that seat ``nxt``'s hand in play, drawn uniformly from the cards ``seat`` cannot
@@ -994,7 +1001,6 @@ def lead_answer_chance(st, a, seat, nxt):
     number of which enough copies are unseen (a run: any higher number). A rough count, fitted
     as a feature (docs/search.md, "Issue #24, session 25"): it ignores which cards go together."""
     base = HAND + seat * N_RANKS
-    copies = st[S_COPIES]
     k = st[N_HELD + nxt]
     kind = act_kind(a)
     low = act_low(a)
@@ -1002,30 +1008,22 @@ def lead_answer_chance(st, a, seat, nxt):
     top = meld_top(kind, low, size)
     utot = 0
     for r in range(N_RANKS):
-        utot += copies - st[base + r] - st[PLAYED + r]
+        utot += _unseen(st, base, r)
     if utot < k:
         return 1.0
-    if kind == K_RUN:
-        cards = 0
+    cards = 0
+    if kind != K_RUN:
+        cards += _unseen(st, base, low)              # an Add of the same number
+    if kind != K_SET:                                # an Add extending a single or a run
         if low > 0 and NEXT_OK[low - 1]:
-            cards += copies - st[base + low - 1] - st[PLAYED + low - 1]
+            cards += _unseen(st, base, low - 1)
         if top < N_RANKS - 1 and NEXT_OK[top]:
-            cards += copies - st[base + top + 1] - st[PLAYED + top + 1]
-        if size <= k:
-            for r in range(low + 1, N_RANKS):
-                cards += copies - st[base + r] - st[PLAYED + r]
-    else:
-        cards = copies - st[base + low] - st[PLAYED + low]
-        if kind == K_SINGLE:
-            if low > 0 and NEXT_OK[low - 1]:
-                cards += copies - st[base + low - 1] - st[PLAYED + low - 1]
-            if low < N_RANKS - 1 and NEXT_OK[low]:
-                cards += copies - st[base + low + 1] - st[PLAYED + low + 1]
-        if size <= k:
-            for r in range(low + 1, N_RANKS):
-                u = copies - st[base + r] - st[PLAYED + r]
-                if u >= size:
-                    cards += u
+            cards += _unseen(st, base, top + 1)
+    if size <= k:                                    # an Overwrite: higher numbers
+        for r in range(low + 1, N_RANKS):
+            u = _unseen(st, base, r)
+            if kind == K_RUN or u >= size:
+                cards += u
     rest = max(utot - cards, 0)
     return 1.0 - COMB[rest, k] / COMB[utot, k]
 
@@ -1339,20 +1337,15 @@ def _play_game(params, seats, seed, g, out, row, ev, ev_n, search, st, acts, tmp
                 n, yielded = restrict_actions(acts, n, forbid)
                 out[row, C0 + C_YIELDED] += yielded
             pol = seats[seat, 0]
+            if pol == P_MC and seats[seat, 3] != SCOPE_ALL and st[RESERVE_ON + seat] != 0:
+                pol = seats[seat, 2]        # scope 1 before the seat's last hand: its rollout policy
             if pol == P_HEURISTIC or pol == P_TUNED:
                 i = heuristic_choice(st, params, acts, n)
             elif search is not None and pol == P_MC:
-                if seats[seat, 3] != SCOPE_ALL and st[RESERVE_ON + seat] != 0:
-                    # scope 1 before the seat's last hand: its rollout policy's own choice
-                    if seats[seat, 2] == P_RANDOM:
-                        i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
-                    else:
-                        i = heuristic_choice(st, params, acts, n)
-                else:
-                    i = 0
-                    if n > 1:
-                        i = mc_choose(st, params, acts, n, seats[seat, 1], seats[seat, 2], keys,
-                                      ctrs, P + 1 + seat, fixed, target, mcstat, forbid)
+                i = 0
+                if n > 1:
+                    i = mc_choose(st, params, acts, n, seats[seat, 1], seats[seat, 2], keys, ctrs,
+                                  P + 1 + seat, fixed, target, mcstat, forbid)
             else:
                 i = random_choice(st, params, acts, n, keys, ctrs, fixed, target, tmp)
             a = acts[i]

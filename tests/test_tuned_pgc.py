@@ -288,7 +288,8 @@ def test_session25_last_lead_knobs():
     assert choose(st1, last_lead_answer_near=-300) == choose(st1, last_lead_answer=-300)
     assert choose(st, last_lead_answer_near=-300) == base
     # units / units_left: melds still needed after the Lead (1 1 4 8 9 needs 4 - 1 = 3): -100 a
-    # meld leads one of the two Leads that leave 2 (1-1 or 8-9), +100 one that leaves 3
+    # meld leads a Lead that leaves 2, and of those (1-1, 8-9, the single 4) a 2-card one, which
+    # sheds more; +100 leads one that leaves 3
     units = {(1, 1): 2, (8, 9): 2, (1,): 3, (4,): 2, (8,): 3, (9,): 3}
     assert choose(st, last_lead_units=-100)[1] in ((1, 1), (8, 9))
     assert choose(st, last_lead_units_left=-100)[1] in ((1, 1), (8, 9))
