@@ -908,9 +908,11 @@ def units_of(held):
 
 
 @jit
-def heuristic_value(st, params, a, held, units_now, responding, danger):
+def heuristic_value(st, params, a, held, units_now, responding, danger, fit=True):
     """Score of a play by the acting seat's knob row; REFUSED when it refuses the play
-    (``danger``: an opponent is near out, strong cards are not kept)."""
+    (``danger``: an opponent is near out, strong cards are not kept). ``fit``: add
+    last_lead_fit's terms to a last-hand Lead (heuristic_choice passes False when every one of
+    its knobs is 0, found once a decision)."""
     seat = st[S_TO_ACT]
     if goes_out(st, a):
         return GO_OUT_VALUE
@@ -961,27 +963,47 @@ def heuristic_value(st, params, a, held, units_now, responding, danger):
             v -= st[kb + K_EIGHT_LEAD_COST]         # keep the 8 to end a trick later
         if st[RESERVE_ON + seat] == 0:              # the last hand (always at 3-6 players)
             v += st[kb + K_LAST_LEAD_TOP] * top
-            kind = act_kind(a)
-            if kind == K_RUN:
+            if act_kind(a) == K_RUN:
                 v += st[kb + K_LAST_LEAD_RUN]
-            elif kind == K_SET:
-                v += st[kb + K_LAST_LEAD_SET]
-            else:
-                v += st[kb + K_LAST_LEAD_SINGLE]
-            left = st[N_HELD + seat] - shed
-            v += (st[kb + K_LAST_LEAD_UNITS] * units_after
-                  + st[kb + K_LAST_LEAD_UNITS_LEFT] * units_after * left // 10
-                  + st[kb + K_LAST_LEAD_KEEP8] * (st[base + EIGHT] - played_count(st, a, EIGHT)))
-            answer = st[kb + K_LAST_LEAD_ANSWER]
-            near = st[kb + K_LAST_LEAD_ANSWER_NEAR]
-            bigger = st[kb + K_LAST_LEAD_BIGGER]
-            if answer != 0 or near != 0 or bigger != 0:
-                nxt = next_seat(st, params, seat)
-                if shed > st[N_HELD + nxt]:
-                    v += bigger
-                if st[RESERVE_ON + nxt] == 0 and st[N_HELD + nxt] <= 3:
-                    answer += near
-                v += int(round(answer * lead_answer_chance(st, a, seat, nxt)))
+            if fit:
+                v += last_lead_fit(st, params, a, seat, shed, units_after)
+    return v
+
+
+@jit(inline="always")
+def last_lead_fit_on(st, seat):
+    """Is any of last_lead_fit's eight knobs set in ``seat``'s row? (Every file but 2p's: no.)"""
+    kb = KNOB + seat * MAX_KNOBS
+    return (st[kb + K_LAST_LEAD_SET] | st[kb + K_LAST_LEAD_SINGLE] | st[kb + K_LAST_LEAD_UNITS]
+            | st[kb + K_LAST_LEAD_UNITS_LEFT] | st[kb + K_LAST_LEAD_KEEP8] | st[kb + K_LAST_LEAD_ANSWER]
+            | st[kb + K_LAST_LEAD_ANSWER_NEAR] | st[kb + K_LAST_LEAD_BIGGER]) != 0
+
+
+@jit(inline="always")
+def last_lead_fit(st, params, a, seat, shed, units_after):
+    """Session 25's eight last-hand Lead knobs (docs/search.md, "Issue #24, session 25") for the
+    Lead ``a`` of ``seat`` shedding ``shed`` cards and leaving ``units_after`` melds to play."""
+    kb = KNOB + seat * MAX_KNOBS
+    answer = st[kb + K_LAST_LEAD_ANSWER]
+    near = st[kb + K_LAST_LEAD_ANSWER_NEAR]
+    bigger = st[kb + K_LAST_LEAD_BIGGER]
+    kind = act_kind(a)
+    v = 0
+    if kind == K_SET:
+        v += st[kb + K_LAST_LEAD_SET]
+    elif kind == K_SINGLE:
+        v += st[kb + K_LAST_LEAD_SINGLE]
+    left = st[N_HELD + seat] - shed
+    v += (st[kb + K_LAST_LEAD_UNITS] * units_after
+          + st[kb + K_LAST_LEAD_UNITS_LEFT] * units_after * left // 10
+          + st[kb + K_LAST_LEAD_KEEP8] * (st[HAND + seat * N_RANKS + EIGHT] - played_count(st, a, EIGHT)))
+    if answer != 0 or near != 0 or bigger != 0:
+        nxt = next_seat(st, params, seat)
+        if shed > st[N_HELD + nxt]:
+            v += bigger
+        if st[RESERVE_ON + nxt] == 0 and st[N_HELD + nxt] <= 3:
+            answer += near
+        v += int(round(answer * lead_answer_chance(st, a, seat, nxt)))
     return v
 
 
@@ -1049,13 +1071,14 @@ def heuristic_choice(st, params, acts, n):
     held, _, _ = rank_masks(st, seat)
     units_now = units_of(held)
     danger = opponent_near_out(st, seat, st[kb + K_DANGER_CARDS])
+    fit = not responding and st[RESERVE_ON + seat] == 0 and last_lead_fit_on(st, seat)
     best = -1
     best_v = REFUSED
     for i in range(n):
         a = acts[i]
         if act_type(a) == A_PASS:
             continue
-        v = heuristic_value(st, params, a, held, units_now, responding, danger)
+        v = heuristic_value(st, params, a, held, units_now, responding, danger, fit)
         if v > best_v:
             best = i
             best_v = v
