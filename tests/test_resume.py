@@ -268,7 +268,7 @@ def _killed_until_done(args, out: Path, kills: int, rng: random.Random, sig=sign
             before = _records(out)
             deadline = time.time() + 120
             while proc.poll() is None and _records(out) <= before and time.time() < deadline:
-                time.sleep(0.05)
+                time.sleep(0.01)
             # the first kill right after a record (a short command may finish within a pause:
             # under load the whole train or ladder can take less than a second once warm), later
             # ones at a random moment
@@ -345,8 +345,10 @@ def test_an_interrupt_says_what_was_kept_and_how_to_resume(tmp_path, signum, cod
 
 @pytest.mark.slow
 def test_train_resumes_generation_by_generation(tmp_path):
+    # 4,000 games a generation: with 40 the ten warm generations took about 40 ms in all, so a
+    # loaded CI machine could finish the whole train between two polls and no kill landed
     args = ["train", "sudden-skies", "--players", "2", "--generations", "10", "--candidates", "3",
-            "--games", "40", "--finalists", "1", "--final-games", "60", "--threads", "1"]
+            "--games", "4000", "--finalists", "1", "--final-games", "600", "--threads", "1"]
     whole, cut = tmp_path / "whole.toml", tmp_path / "cut.toml"
     p = _cli(args, whole, resume=False)
     _, err = p.communicate(timeout=600)
