@@ -152,6 +152,24 @@ def test_tuned_seat_takes_the_committed_file_or_a_given_one(tmp_path):
     assert job.seats.shape[1] == SEAT_WIDTH and MAX_KNOBS >= fb.NK
 
 
+def test_a_search_rolls_out_on_a_given_knob_file(tmp_path):
+    """``mc:2:tuned@FILE`` (session 26): the search's tuned rollouts read FILE, not the committed
+    file, so a train pool that names such a search stays the same when the committed file changes;
+    a policy that plays no tuned knobs is refused a file in one line."""
+    mine = dict(tuned.defaults(fb), clear_halves=5)
+    f = _write(tmp_path / "k.toml", "forecasts-bid", 4, mine)
+    job = cfg.resolve("forecasts-bid", None, 4, seats=f"mc:2:tuned@{f}+bid-zero,mc:2:tuned,tuned,heuristic")
+    assert job.policies[0] == f"mc:2:tuned@{f}+bid-zero"
+    assert job.seats[0, 2] == fb.P_TUNED and job.seats[0, 4] == 1 << fb.X_BID_ZERO
+    assert list(job.seats[0, SEAT_KNOBS:SEAT_KNOBS + fb.NK]) == [mine[k.name] for k in fb.KNOBS]
+    assert job.seats[1, SEAT_KNOBS + fb.K_CLEAR_HALVES] != 5       # the committed file's value
+    assert (job.seats[1, SEAT_KNOBS:] == job.seats[2, SEAT_KNOBS:]).all()
+    for spec in (f"heuristic@{f}", f"mc:2@{f}", f"mc:2:random@{f}"):
+        with pytest.raises(SimError) as e:
+            cfg.resolve("forecasts-bid", None, 4, policy=spec)
+        assert "only tuned, or a search whose rollouts are tuned" in str(e.value) and "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("text,expect", [
     ('[knobs]\nclear_halves = "x"\n', "must be a whole number"),
     ("[knobs]\nno_such = 1\n", "unknown knob(s) no_such"),
@@ -226,7 +244,7 @@ def test_recorded_start_and_pool_files_are_committed(game, mod):
     from simcli.config import schema
     for p in mod.PLAYER_COUNTS:
         prov = schema.load(ROOT / "configs" / "tuned" / f"{game}-{p}p.toml", "tuned")["provenance"]
-        named = [x.partition("@")[2].partition("+")[0] for x in prov["pool"] if x.startswith("tuned@")]
+        named = [x.partition("@")[2].partition("+")[0] for x in prov["pool"] if "@" in x]
         if prov["start"] != "heuristic":
             named.append(prov["start"])
         for rel in named:

@@ -354,7 +354,7 @@ def train_cmd(
     games: Annotated[int, typer.Option("--games", min=1, max=10**7, help="deals per child and opponent in stage A (each played once per seat rotation)")] = 300,
     finalists: Annotated[int, typer.Option("--finalists", min=1, max=1000, help="children raced again in stage B")] = 3,
     final_games: Annotated[int, typer.Option("--final-games", min=1, max=10**7, help="deals per contender, opponent and exploit in stage B")] = 600,
-    pool: Annotated[str, typer.Option("--pool", help="opponents, comma-separated: incumbent, self (the candidate's own table: its timeouts count as losses), or any policy text (heuristic, heuristic+bid-zero, tuned@FILE, mc:4)")] = "heuristic,incumbent,self",
+    pool: Annotated[str, typer.Option("--pool", help="opponents, comma-separated: incumbent, self (the candidate's own table: its timeouts count as losses), or any policy text (heuristic, heuristic+bid-zero, tuned@FILE, mc:4, mc:16:tuned@FILE)")] = "heuristic,incumbent,self",
     exploits: Annotated[Optional[str], typer.Option("--exploits", help="restrictions whose gain is penalised, comma-separated, or none (default: all the game's)")] = None,
     exploit_weight: Annotated[float, typer.Option("--exploit-weight", min=0.0, max=1000.0, help="fitness = mean pool share - weight x sum of positive exploit gains")] = 2.0,
     start: Annotated[str, typer.Option("--start", help="heuristic (the knobs' defaults) or a parameter file to start from (only the knobs it lists are searched: a knob added after it was made stays at its default)")] = "heuristic",

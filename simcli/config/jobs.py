@@ -111,7 +111,9 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
     for a policy argument (stored as that policy's code). Missing arguments take their defaults.
     ``restrictions`` (a module's ``RESTRICTIONS``) are the names allowed after ``+``: their bits
     go to the row's forbid mask, and the label lists them in declaration order.
-    ``tuned@FILE`` names a knob file for a ``tuned`` seat; ``knobs(FILE or None)`` (simcli/config/tuned.py,
+    ``tuned@FILE`` names a knob file for a ``tuned`` seat, ``mc:16:tuned@FILE`` one for a search's
+    tuned rollouts (so a train pool that names such a search does not change when the committed
+    file does); ``knobs(FILE or None)`` (simcli/config/tuned.py,
     bound to the job's game, variant and player count) gives the knob columns of a row whose
     policy, or whose policy-valued argument (an mc rollout), is ``tuned``. Without ``knobs`` they
     stay zero (the caller fills them, e.g. ablate from the base row).
@@ -162,12 +164,13 @@ def parse_policy(spec: str, valid: dict[str, int], arg_specs: dict | None = None
         row[SEAT_FORBID] |= 1 << by_name[r].bit
     label = ":".join(words)
     tuned_code = valid.get("tuned")
-    if knob_path is not None:
-        if name != "tuned":
-            raise SimError(f"policy {spec.strip()!r}: only tuned takes a knob file (tuned@FILE)")
-        label += "@" + knob_path
     uses_knobs = tuned_code is not None and (row[0] == tuned_code or any(
         a[2] is None and row[1 + i] == tuned_code for i, a in enumerate(specs)))
+    if knob_path is not None:
+        if not uses_knobs:
+            raise SimError(f"policy {spec.strip()!r}: only tuned, or a search whose rollouts are tuned "
+                           f"(mc:16:tuned@FILE), takes a knob file")
+        label += "@" + knob_path
     if uses_knobs and knobs is not None:
         row[SEAT_KNOBS:SEAT_KNOBS + MAX_KNOBS] = knobs(knob_path)
     for r in restrictions:  # declaration order, each once
