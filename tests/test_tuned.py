@@ -260,8 +260,9 @@ def test_train_reproduces_a_committed_file(name, players, monkeypatch):
     the 2-player sudden-skies one (recorded with ``--horizon`` and ``--no-win-weight``) and the
     3-player forecasts-bid one (session 12: a ``tuned@FILE`` in its pool, 3,000 final deals; run
     from the repository root, where its recorded command runs) and the 5-player pgc one (session
-    12: retrained from a start file with a fixed exploit list) and the 2-player pgc one (session 18:
-    only the two last-hand Lead knobs searched, ``--search``, from the earlier committed knobs)."""
+    12: retrained from a start file with a fixed exploit list) and the 2-player pgc one (session 26:
+    two last-hand Lead knobs searched, ``--search``, from a start file, against a pool with a
+    search whose rollouts read a named file, ``mc:16:tuned:1@FILE``; about 3 min)."""
     from simcli.config import schema
     from simcli.analyses import train as tr
     import kernels
