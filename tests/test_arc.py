@@ -375,3 +375,30 @@ def test_the_arc_chart_draws_a_null_interval_as_a_gap_not_a_plunge():
     band = np.concatenate([p.vertices for p in ax.collections[0].get_paths()])
     plt.close(fig)
     assert band[:, 0].max() <= 1 and band[:, 1].min() >= 0.57   # nothing drawn at the null point
+
+
+def test_a_long_arc_legend_label_wraps_inside_the_panel():
+    """A policy label with a knob file's path (``mc:16:tuned:1@configs/...``, session 26) ran off
+    the right edge of the arc panel; it now wraps into lines of at most ARC_LABEL_WIDTH
+    characters, every word kept."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from simcli.report.html import arc_figure
+    from simcli.report.html.charts import ARC_LABEL_WIDTH
+    t = pl.DataFrame({"game": ["pgc"] * 2, "counted": ["end"] * 2, "checkpoint": [0, 1],
+                      "games": [100, 60], "leader_wins": [1.0, 0.7], "ci_low": [0.96, 0.57],
+                      "ci_high": [1.0, 0.8], "lead_change_rate": [0.1, 0.2]})
+    long = ("pgc / base / 2p [mc:16:tuned:1@configs/tuned/starts/pgc-2p-session25.toml x2] - "
+            "skill=mc:16:tuned:1@configs/tuned/starts/pgc-2p-session25.toml")
+    fig, ax = plt.subplots()
+    arc_figure(t, lambda job: long, ax)
+    label = ax.get_legend().get_texts()[0].get_text()
+    plt.close(fig)
+    assert len(long) > ARC_LABEL_WIDTH and "\n" in label
+    assert max(len(x) for x in label.split("\n")) <= ARC_LABEL_WIDTH
+    assert label.split() == long.split()
+    fig, ax = plt.subplots()
+    arc_figure(t, lambda job: "pgc / base / 4p [tuned x4]", ax)
+    assert ax.get_legend().get_texts()[0].get_text() == "pgc / base / 4p [tuned x4]"
+    plt.close(fig)

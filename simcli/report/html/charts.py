@@ -13,6 +13,7 @@ from simcli.report.html.markup import fmt, finite
 from simcli.report.html.plots import DPI, MAX_LINES, MIN_SHARE_SPAN, Figures, png_bytes, share_axis
 
 ARC_VALUES = ("counted", "checkpoint", "games", "leader_wins", "ci_low", "ci_high", "lead_change_rate")
+ARC_LABEL_WIDTH = 90   # characters of a legend line: at fontsize 7 about 5 in, inside a 6.6 in panel
 SWEEP_METRICS = (("seat0_win_share", "win share of seat 0"), ("seat0_advantage", "seat-0 advantage"),
                  ("balance", "balance"), ("tie_rate", "tie rate"), ("length_mean", "mean game length"))
 
@@ -34,7 +35,9 @@ def arc_lines(ax, parts: list[tuple[dict, pl.DataFrame]], label_of) -> None:
         x = part["checkpoint"].to_list()
         # a null (no estimate, or no interval) is a gap in the line or the band, never a 0
         y, lo, hi = (_nan_for_null(part[c].to_list()) for c in ("leader_wins", "ci_low", "ci_high"))
-        line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=label_of(job))
+        # a long label (a knob file's path in a policy) wraps rather than running off the figure
+        label = "\n".join(textwrap.wrap(label_of(job), ARC_LABEL_WIDTH, break_on_hyphens=False))
+        line, = ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=label)
         ax.fill_between(x, lo, hi, color=line.get_color(), alpha=.15)
     from matplotlib.ticker import MaxNLocator
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
