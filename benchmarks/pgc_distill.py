@@ -207,15 +207,21 @@ def tree_add(st, params, acts, n, i_t):
     return i_t
 
 
+def game_basics(game, a) -> None:
+    """What every scripted 2p game of these benchmarks holds: the rules, the --knobs row, the
+    search budget and the kernel's working arrays (also pgc_qlead.Game)."""
+    game.params = cfg.resolve("pgc", None, 2, policy="heuristic").params
+    game.krow = knob_row(a.knobs)
+    game.budget = a.budget
+    game.acts = np.zeros(pgc.MAX_ACTIONS, dtype=np.int64)
+    game.deck = np.zeros(pgc.MAX_DECK, dtype=np.int64)
+    game.mcstat = np.zeros(2, dtype=np.int64)
+
+
 class Game:
     def __init__(self, a):
-        self.params = cfg.resolve("pgc", None, 2, policy="heuristic").params
-        self.krow = knob_row(a.knobs)
+        game_basics(self, a)
         self.mrow = knob_row(a.rollout)
-        self.budget = a.budget
-        self.acts = np.zeros(pgc.MAX_ACTIONS, dtype=np.int64)
-        self.deck = np.zeros(pgc.MAX_DECK, dtype=np.int64)
-        self.mcstat = np.zeros(2, dtype=np.int64)
         self.ask = np.empty(pgc.STATE_SIZE, dtype=np.int64)
         self.twice = getattr(a, "twice", False)
         self.again = {"add": [0, 0], "lead": [0, 0]}     # mc's choice repeated: [same, asked]

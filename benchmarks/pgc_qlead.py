@@ -48,7 +48,7 @@ from kernels.spec import MAX_KNOBS
 from simcli.config import jobs as cfg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pgc_distill import knob_row, lead_basics  # noqa: E402  (session 16's script, its helpers)
+from pgc_distill import game_basics, lead_basics  # noqa: E402  (session 16's script, its helpers)
 
 ROOT = Path(__file__).resolve().parent.parent
 P = 2
@@ -119,12 +119,7 @@ def opt_features(st, params, acts, n):
 
 class Game:
     def __init__(self, a):
-        self.params = cfg.resolve("pgc", None, 2, policy="heuristic").params
-        self.krow = knob_row(a.knobs)
-        self.budget = a.budget
-        self.acts = np.zeros(pgc.MAX_ACTIONS, dtype=np.int64)
-        self.deck = np.zeros(pgc.MAX_DECK, dtype=np.int64)
-        self.mcstat = np.zeros(2, dtype=np.int64)
+        game_basics(self, a)
         self.det = np.empty(pgc.STATE_SIZE, dtype=np.int64)
         self.st2 = np.empty(pgc.STATE_SIZE, dtype=np.int64)
         self.pool = np.empty(pgc.MAX_DECK, dtype=np.int64)
