@@ -253,10 +253,12 @@ def test_recorded_start_and_pool_files_are_committed(game, mod):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,players", [("forecasts-cubes-3p", 3), ("sudden-skies-2p", 2),
+@pytest.mark.parametrize("name,players", [("forecasts-cubes-3p", 3), ("forecasts-cubes-advisory-3p", 3),
+                                          ("sudden-skies-2p", 2),
                                           ("forecasts-bid-3p", 3), ("pgc-5p", 5), ("pgc-2p", 2)])
 def test_train_reproduces_a_committed_file(name, players, monkeypatch):
-    """Committed knobs come back from their recorded settings: the 3-player forecasts-cubes file,
+    """Committed knobs come back from their recorded settings: the 3-player forecasts-cubes files
+    (session 27: base and advisory, four forecast knobs searched, ``--search``, from start files),
     the 2-player sudden-skies one (recorded with ``--horizon`` and ``--no-win-weight``) and the
     3-player forecasts-bid one (session 12: a ``tuned@FILE`` in its pool, 3,000 final deals; run
     from the repository root, where its recorded command runs) and the 5-player pgc one (session
